@@ -1,0 +1,125 @@
+# fakeenv: one non-recursive Makefile.  Sources are globbed per room;
+# objects go to $(BUILD)/obj mirroring the tree.  Flavours (the default
+# build, `make asan`) never share objects: each has its own $(BUILD).
+
+BUILD   ?= build
+PREFIX  ?= /usr/local
+DESTDIR ?=
+CC      ?= cc
+VERSION := 0.1.0
+
+WARN := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes \
+        -Wmissing-prototypes -Wformat=2
+# -fPIC everywhere: common/ goes into the shim as well as the programs.
+# initial-exec TLS: the default model for a shared object may allocate on
+# first touch, which a wrapper running inside malloc cannot afford.
+BASE_CFLAGS := -std=c11 -D_GNU_SOURCE -O2 -g $(WARN) -fPIC \
+        -fvisibility=hidden -ftls-model=initial-exec \
+        -Iinclude -Isrc -DFE_VERSION='"$(VERSION)"' -MMD -MP
+SAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer \
+        -fno-sanitize-recover=all
+ifeq ($(SAN),1)
+BASE_CFLAGS += $(SAN_FLAGS)
+LDSAN := $(SAN_FLAGS)
+endif
+ALL_CFLAGS := $(BASE_CFLAGS) $(CFLAGS)
+ALL_LDFLAGS := $(LDSAN) $(LDFLAGS)
+
+obj = $(patsubst %.c,$(BUILD)/obj/%.o,$(1))
+
+COMMON_SRC   := $(wildcard src/common/*.c)
+SHIM_SRC     := $(wildcard src/shim/*.c)
+DAEMON_SRC   := $(wildcard src/daemon/*.c)
+LAUNCHER_SRC := $(wildcard src/launcher/*.c)
+UNIT_SRC     := $(wildcard tests/unit/test_*.c)
+HELPER_SRC   := $(wildcard tests/integ/helpers/*.c)
+BENCH_SRC    := $(wildcard bench/*.c)
+
+COMMON_OBJ  := $(call obj,$(COMMON_SRC))
+SHIM_OBJ    := $(call obj,$(SHIM_SRC))
+DAEMON_OBJ  := $(call obj,$(DAEMON_SRC))
+# Unit tests link the daemon's modules, not its main().
+DAEMON_LIB  := $(filter-out %/main.o,$(DAEMON_OBJ))
+LAUNCHER_OBJ := $(call obj,$(LAUNCHER_SRC))
+
+SHIM     := $(BUILD)/libfakeenv.so
+DAEMON   := $(BUILD)/fakeenvd
+LAUNCHER := $(BUILD)/fakeenv
+UNITS    := $(patsubst tests/unit/%.c,$(BUILD)/tests/unit/%,$(UNIT_SRC))
+HELPERS  := $(patsubst tests/integ/helpers/%.c,$(BUILD)/tests/helpers/%,$(HELPER_SRC))
+BENCHES  := $(patsubst bench/%.c,$(BUILD)/bench/%,$(BENCH_SRC))
+
+.PHONY: all test unit integ asan valgrind bench install uninstall clean check-exports
+
+all: $(SHIM) $(DAEMON) $(LAUNCHER) $(UNITS) $(HELPERS) $(BENCHES)
+
+$(BUILD)/obj/%.o: %.c
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -c -o $@ $<
+
+# The shim: -z defs so that an unresolved name fails our build, not a
+# user's program.
+$(SHIM): $(SHIM_OBJ) $(COMMON_OBJ)
+	$(CC) -shared -Wl,-z,defs $(ALL_LDFLAGS) -o $@ $^ -ldl -lpthread
+
+$(DAEMON): $(DAEMON_OBJ) $(COMMON_OBJ)
+	$(CC) $(ALL_LDFLAGS) -o $@ $^
+
+$(LAUNCHER): $(LAUNCHER_OBJ) $(COMMON_OBJ)
+	$(CC) $(ALL_LDFLAGS) -o $@ $^
+
+$(BUILD)/tests/unit/%: $(BUILD)/obj/tests/unit/%.o $(DAEMON_LIB) $(COMMON_OBJ)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_LDFLAGS) -o $@ $^
+
+# Helpers are ordinary programs: they are what a build would run.
+$(BUILD)/tests/helpers/%: $(BUILD)/obj/tests/integ/helpers/%.o
+	@mkdir -p $(@D)
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ -lpthread
+
+$(BUILD)/bench/%: $(BUILD)/obj/bench/%.o
+	@mkdir -p $(@D)
+	$(CC) $(ALL_LDFLAGS) -o $@ $^
+
+check-exports: $(SHIM)
+	scripts/check-exports.sh $(SHIM)
+
+test: all
+	@FAKEENV_BUILD=$(BUILD) tests/run
+
+unit: all
+	@FAKEENV_BUILD=$(BUILD) tests/run --unit
+
+integ: all
+	@FAKEENV_BUILD=$(BUILD) tests/run --integ
+
+# The whole suite with AddressSanitizer and UBSan builds of every part.
+asan:
+	$(MAKE) BUILD=build-asan SAN=1 test
+
+# The daemon under valgrind through the integration tests, and the unit
+# tests under valgrind.
+valgrind: all
+	@FAKEENV_BUILD=$(BUILD) FAKEENV_VALGRIND=1 tests/run
+
+bench: all
+	@FAKEENV_BUILD=$(BUILD) bench/run
+
+install: $(SHIM) $(DAEMON) $(LAUNCHER)
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/libexec/fakeenv \
+		$(DESTDIR)$(PREFIX)/lib/fakeenv $(DESTDIR)$(PREFIX)/share/man/man1
+	install -m 0755 $(LAUNCHER) $(DESTDIR)$(PREFIX)/bin/fakeenv
+	install -m 0755 $(DAEMON) $(DESTDIR)$(PREFIX)/libexec/fakeenv/fakeenvd
+	install -m 0644 $(SHIM) $(DESTDIR)$(PREFIX)/lib/fakeenv/libfakeenv.so
+	install -m 0644 man/fakeenv.1 $(DESTDIR)$(PREFIX)/share/man/man1/fakeenv.1
+
+uninstall:
+	rm -f $(DESTDIR)$(PREFIX)/bin/fakeenv \
+		$(DESTDIR)$(PREFIX)/libexec/fakeenv/fakeenvd \
+		$(DESTDIR)$(PREFIX)/lib/fakeenv/libfakeenv.so \
+		$(DESTDIR)$(PREFIX)/share/man/man1/fakeenv.1
+
+clean:
+	rm -rf build build-asan
+
+-include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)

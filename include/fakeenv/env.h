@@ -1,0 +1,30 @@
+/*
+ * The FAKEENV_* environment variables: how the launcher hands a session to
+ * the shim, and how fake credentials survive exec.  Shared by the launcher
+ * and the shim.
+ */
+#ifndef FAKEENV_ENV_H
+#define FAKEENV_ENV_H
+
+/* Absolute path of the daemon's socket.  Set: the shim fakes; unset: the
+ * shim passes every call through untouched. */
+#define FE_ENV_SOCKET "FAKEENV_SOCKET"
+
+/* Fake user ids "ruid:euid:suid:fsuid", decimal.  Absent: all 0. */
+#define FE_ENV_UIDS "FAKEENV_UIDS"
+
+/* Fake group ids "rgid:egid:sgid:fsgid", decimal.  Absent: all 0. */
+#define FE_ENV_GIDS "FAKEENV_GIDS"
+
+/* Fake supplementary groups "g1,g2,...", decimal, possibly empty.
+ * Absent: the single group 0. */
+#define FE_ENV_GROUPS "FAKEENV_GROUPS"
+
+/* Absolute path of libfakeenv.so, as put in LD_PRELOAD. */
+#define FE_ENV_LIB "FAKEENV_LIB"
+
+/* At most this many supplementary groups are faked (NGROUPS_MAX is 65536;
+ * real builds use a handful). */
+#define FE_GROUPS_MAX 64
+
+#endif

@@ -1,0 +1,50 @@
+/*
+ * Helpers shared by every room.  Linked into the shim, so written to shim
+ * rules: no malloc, no stdio, errno left alone (actions return 0 or
+ * -errno), async-signal-safe.
+ */
+#ifndef FE_COMMON_UTIL_H
+#define FE_COMMON_UTIL_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#define FE_ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
+
+/* Write all of buf to fd, looping on EINTR and short writes.
+ * Returns 0 or -errno. */
+int fe_write_full(int fd, const void *buf, size_t len);
+
+/* Format into buf (always NUL-terminated, truncated to fit) with a tiny
+ * async-signal-safe printf: %s %d %u %ld %lu %lld %llu %x %lx %c %%.
+ * Returns the length written, excluding the NUL. */
+size_t fe_vfmt(char *buf, size_t size, const char *fmt, va_list ap);
+size_t fe_fmt(char *buf, size_t size, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* Write "fakeenv: <message>\n" to stderr in one write(2); errno is kept. */
+void fe_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* The errno name-free description of an error, async-signal-safe:
+ * "No such file or directory" for the common ones, "error N" otherwise. */
+const char *fe_strerror(int err);
+
+/* Parse a decimal uint32 from s up to the first char in stops (or NUL).
+ * Returns 0 and sets *out, *end; -EINVAL when there is no digit or the
+ * value overflows. */
+int fe_parse_u32(const char *s, uint32_t *out, const char **end);
+
+/* 64-bit mixing hash of a (dev, ino) key. */
+static inline uint64_t fe_hash_key(uint64_t dev, uint64_t ino)
+{
+	uint64_t h = ino * 0x9e3779b97f4a7c15ull ^ (dev + 0x632be59bd9b4e019ull);
+
+	h ^= h >> 31;
+	h *= 0xbf58476d1ce4e5b9ull;
+	h ^= h >> 29;
+	return h;
+}
+
+#endif
