@@ -98,6 +98,7 @@ _Static_assert(sizeof(struct fe_req) == 64, "bump FE_PROTO_VERSION");
 
 /* Reply flags. */
 #define FE_R_FOUND 0x1u /* a record exists for (dev, ino) */
+#define FE_R_DEV   0x2u /* type and rdev are faked */
 
 struct fe_rep {
 	int32_t  err;      /* 0 or -errno */
