@@ -1,0 +1,212 @@
+/*
+ * The connection to the daemon: opened on first need, one per process,
+ * above the fds programs use, close-on-exec.  It must never write into a
+ * file of the program's: before each use it checks that the fd is still
+ * the socket it opened (programs close every fd, or dup2 over ours).
+ *
+ * Which process the globals belong to is recorded at load time and in the
+ * fork child; a caller in another process sharing this memory (a vfork
+ * child, a raw clone) uses a temporary connection and touches nothing.
+ */
+#include "shim.h"
+
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
+#include <sys/un.h>
+
+#include "common/util.h"
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static int conn_fd = -1;   /* our socket, or -1; guarded by lock */
+static dev_t conn_dev;     /* its st_dev and st_ino, to recognise it */
+static ino_t conn_ino;
+static pid_t conn_owner;   /* the process these globals belong to */
+static atomic_int reported; /* the unreachable daemon was reported */
+
+/* Open a connection; on success *fd is above the usual fds, cloexec. */
+static int sock_open(int *fd, struct stat *st)
+{
+	const char *path = fe_socket_path();
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	size_t len = strlen(path);
+	struct rlimit rl;
+	int s, hi, r;
+
+	if (len == 0 || len >= sizeof(sa.sun_path))
+		return -EHOSTDOWN;
+	memcpy(sa.sun_path, path, len + 1);
+	s = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	if (s < 0)
+		return -errno;
+	if (connect(s, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
+		r = -errno;
+		close(s);
+		return r == -ENOENT || r == -ECONNREFUSED ? -EHOSTDOWN : r;
+	}
+	/* Out of the way of programs that expect the lowest free fd, or
+	 * dup2 onto 3, 4, ...: the highest tenth below the soft limit. */
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur > 64) {
+		rlim_t floor = rl.rlim_cur > 1024 ? 1000 : rl.rlim_cur - rl.rlim_cur / 10;
+
+		hi = fcntl(s, F_DUPFD_CLOEXEC, (int)floor);
+		if (hi >= 0) {
+			close(s);
+			s = hi;
+		}
+	}
+	if (fe_sys_fstat(s, st) < 0) {
+		close(s);
+		return -EIO;
+	}
+	*fd = s;
+	return 0;
+}
+
+/* True when fd is still the socket we opened. */
+static bool still_ours(int fd)
+{
+	struct stat st;
+
+	return fe_sys_fstat(fd, &st) == 0 && S_ISSOCK(st.st_mode) &&
+	       st.st_dev == conn_dev && st.st_ino == conn_ino;
+}
+
+static int exchange(int fd, const struct fe_req *req, const char *tail,
+		    struct fe_rep *rep)
+{
+	struct iovec iov[2] = {
+		{ (void *)req, sizeof(*req) },
+		{ (void *)tail, req->tail_len },
+	};
+	struct msghdr mh = { .msg_iov = iov, .msg_iovlen = tail ? 2 : 1 };
+	size_t want = sizeof(*req) + req->tail_len;
+	ssize_t n;
+
+	do
+		n = sendmsg(fd, &mh, MSG_NOSIGNAL);
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return -errno;
+	if ((size_t)n != want)
+		return -EPROTO;
+	do
+		n = recv(fd, rep, sizeof(*rep), 0);
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return -errno;
+	if (n == 0)
+		return -ECONNRESET;
+	if ((size_t)n != sizeof(*rep) || rep->err > 0 || rep->err < -4095)
+		return -EPROTO;
+	return 0;
+}
+
+static bool conn_lost(int r)
+{
+	return r == -EPIPE || r == -ECONNRESET || r == -ENOTCONN ||
+	       r == -EBADF || r == -ENOTSOCK || r == -EPROTO;
+}
+
+static int call_locked(pid_t pid, const struct fe_req *req, const char *tail,
+		       struct fe_rep *rep)
+{
+	struct stat st;
+	int fd, r;
+
+	if (conn_owner == 0)
+		conn_owner = pid;
+	if (conn_owner != pid) {
+		/* Someone else's memory: connect, ask, hang up. */
+		r = sock_open(&fd, &st);
+		if (r == 0) {
+			r = exchange(fd, req, tail, rep);
+			close(fd);
+		}
+		return r;
+	}
+	for (int attempt = 0; attempt < 2; attempt++) {
+		/* Never close an fd that is no longer ours: it is the
+		 * program's now.  Forget it and open another. */
+		if (conn_fd >= 0 && !still_ours(conn_fd))
+			conn_fd = -1;
+		if (conn_fd < 0) {
+			r = sock_open(&fd, &st);
+			if (r < 0)
+				return r;
+			conn_fd = fd;
+			conn_dev = st.st_dev;
+			conn_ino = st.st_ino;
+		}
+		r = exchange(conn_fd, req, tail, rep);
+		if (!conn_lost(r))
+			return r;
+		close(conn_fd);
+		conn_fd = -1;
+	}
+	return r == -EPROTO ? r : -EHOSTDOWN;
+}
+
+int fe_conn_call(struct fe_req *req, const char *tail, struct fe_rep *rep)
+{
+	int saved = errno;
+	sigset_t all, old;
+	pid_t pid = getpid();
+	int r;
+
+	req->version = FE_PROTO_VERSION;
+	req->tail_len = 0;
+	if (tail) {
+		size_t n = strlen(tail) + 1;
+
+		if (n > FE_PATH_MAX)
+			tail = NULL; /* the path is a hint: go without */
+		else
+			req->tail_len = (uint32_t)n;
+	}
+	memset(rep, 0, sizeof(*rep));
+
+	/* A handler that stats while this thread holds the lock would
+	 * deadlock, and one that writes to the socket mid-message would
+	 * interleave: no signal runs here until we are done. */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	fe_depth++;
+	pthread_mutex_lock(&lock);
+	r = call_locked(pid, req, tail, rep);
+	pthread_mutex_unlock(&lock);
+	fe_depth--;
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+
+	if (r < 0 && atomic_exchange(&reported, 1) == 0)
+		fe_log("cannot reach the daemon at %s: %s; files read as "
+		       "having no record and ownership changes fail",
+		       fe_socket_path(),
+		       r == -EHOSTDOWN ? "no daemon is listening" :
+					 fe_strerror(-r));
+	errno = saved;
+	return r;
+}
+
+/* The fork child owns a copy of everything: the lock may have been held
+ * by a thread that does not exist here, and the socket is the parent's
+ * conversation.  Close our copy of it and start afresh. */
+static void child_after_fork(void)
+{
+	pthread_mutex_init(&lock, NULL);
+	if (conn_fd >= 0 && still_ours(conn_fd))
+		close(conn_fd);
+	conn_fd = -1;
+	conn_owner = getpid();
+}
+
+__attribute__((constructor)) static void conn_load(void)
+{
+	if (conn_owner == 0)
+		conn_owner = getpid();
+	pthread_atfork(NULL, NULL, child_after_fork);
+}

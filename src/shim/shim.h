@@ -1,0 +1,147 @@
+/*
+ * Internal interface of the preload shim.  The shim runs inside every
+ * program of a session: nothing here may allocate, print with stdio, take
+ * a lock across a call that can re-enter, or leave errno changed on a
+ * success path.  Internal functions return 0 (or a value) or -errno; only
+ * the exported wrappers set errno, once, through fe_ret().
+ */
+#ifndef FE_SHIM_H
+#define FE_SHIM_H
+
+#include <errno.h>
+#include <fcntl.h>
+#include <fts.h>
+#include <ftw.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <unistd.h>
+
+#include "fakeenv/proto.h"
+
+#define FE_EXPORT __attribute__((visibility("default")))
+
+/* glibc >= 2.33 no longer declares the __xstat family; old binaries still
+ * call them, and ours are declared by the table expansion below. */
+
+#define WRAP(ret, name, params)                 \
+	typedef ret fe_##name##_fn params;      \
+	FE_EXPORT ret name params;              \
+	fe_##name##_fn *real_##name(void);
+#include "wrap.def"
+#undef WRAP
+
+/* Call the next definition of name, or fail with ENOSYS when the libc we
+ * run on does not have it (statx before glibc 2.28, ...). */
+#define REAL(name, ...) \
+	(real_##name() ? real_##name()(__VA_ARGS__) : fe_enosys())
+
+/* The same for functions returning a pointer: NULL with errno ENOSYS. */
+#define REAL_PTR(name, ...) \
+	(real_##name() ? real_##name()(__VA_ARGS__) : fe_enosys_ptr())
+
+int fe_enosys(void);
+void *fe_enosys_ptr(void);
+
+/* The exported wrapper's single exit: r < 0 sets errno to -r and returns
+ * -1; otherwise errno is restored to what it was on entry. */
+static inline int fe_ret(int r, int saved)
+{
+	if (r < 0) {
+		errno = -r;
+		return -1;
+	}
+	errno = saved;
+	return r;
+}
+
+/* --- session state (session.c) --- */
+
+/* Nesting depth of the shim's own work on this thread: a wrapper reached
+ * from inside the shim passes straight through. */
+extern _Thread_local int fe_depth;
+
+/* True when this process is in a session (FAKEENV_SOCKET was set when the
+ * library loaded) and the calling thread is not already inside the shim.
+ * Safe before our constructor has run. */
+bool fe_faking(void);
+
+/* The daemon's socket path, "" outside a session. */
+const char *fe_socket_path(void);
+
+/* Value of NAME in the environment as it was when the library loaded
+ * (captured once; later setenv/clearenv by the program do not change it),
+ * or NULL. */
+const char *fe_env_initial(const char *name);
+
+/* --- connection to the daemon (conn.c) --- */
+
+/* One round trip: send req (version filled in) and tail (a NUL-terminated
+ * path or NULL), wait for the reply.  Returns 0 or -errno: -EHOSTDOWN when
+ * the daemon cannot be reached (reported once per process on stderr).
+ * Blocks signals for its own duration; safe from threads, signal
+ * handlers, fork children and vfork children; errno untouched. */
+int fe_conn_call(struct fe_req *req, const char *tail, struct fe_rep *rep);
+
+/* --- fake credentials (creds.c) --- */
+
+uid_t fe_cred_euid(void);
+uid_t fe_cred_ruid(void);
+gid_t fe_cred_egid(void);
+gid_t fe_cred_rgid(void);
+uid_t fe_cred_fsuid(void);
+gid_t fe_cred_fsgid(void);
+/* True when gid is the fake egid or one of the fake supplementary groups. */
+bool fe_cred_in_group(gid_t gid);
+
+/* --- metadata helpers (meta.c) --- */
+
+/* What the shim knows of one inode: the real values, then the faked ones
+ * once fe_meta_get() has asked the daemon. */
+struct fe_meta {
+	uint64_t dev;  /* st_dev */
+	uint64_t ino;  /* st_ino */
+	uint32_t mode; /* st_mode, type included */
+	uint32_t uid;  /* st_uid */
+	uint32_t gid;  /* st_gid */
+	uint64_t rdev; /* st_rdev */
+};
+
+/* Replace real values in m by the session's view of the inode.  When the
+ * daemon cannot answer, the file reads as a file with no record: 0:0. */
+void fe_meta_get(struct fe_meta *m);
+
+/* Lay the session's view over a stat result in place; errno untouched. */
+void fe_fix_stat(struct stat *st);
+void fe_fix_stat64(struct stat64 *st);
+void fe_fix_statx(struct statx *stx);
+
+/* lstat/stat of dirfd+path without passing through our wrappers; flags as
+ * fstatat.  Returns 0 or -errno. */
+int fe_sys_fstatat(int dirfd, const char *path, struct stat *st, int flags);
+int fe_sys_fstat(int fd, struct stat *st);
+
+/* Absolute form of dirfd+path for the daemon's path hint, in buf.  Returns
+ * buf, or NULL when it cannot be built or does not fit FE_PATH_MAX (the
+ * hint is then simply not sent). */
+const char *fe_abspath(int dirfd, const char *path, char *buf, size_t size);
+
+/* Path of an open fd (readlink of /proc/self/fd/N) into buf, or NULL. */
+const char *fe_fdpath(int fd, char *buf, size_t size);
+
+/* A request for the inode described by st, real fields filled in. */
+void fe_req_init(struct fe_req *req, uint16_t op, const struct stat *st);
+
+/* Tell the daemon that the inode at dirfd+path (or fd when path is NULL)
+ * was just created by this process, owned by the fake fsuid:fsgid.  Keeps
+ * the real file usable by its real owner (owner rw, rwx for directories):
+ * when the kernel gave fewer bits, they are added for real and the
+ * requested permissions are recorded instead, with the set-id bits in
+ * setid that the real file was made without.  Returns 0 or -errno; the
+ * creation itself has already happened and stands either way. */
+int fe_created(int dirfd, const char *path, int fd, int stat_flags,
+	       mode_t setid);
+
+#endif

@@ -1,0 +1,310 @@
+/*
+ * Creation of new inodes: open and friends with O_CREAT or O_TMPFILE,
+ * fopen in a writing mode, mkdir, symlink.  A new inode belongs to the
+ * fake fsuid:fsgid and must not inherit a stale record left at its
+ * (dev, ino) by a file that died.
+ *
+ * Opening a file that exists must cost what it costs natively: no daemon,
+ * no extra syscall.  So O_CREAT without O_EXCL first opens without
+ * O_CREAT; only ENOENT leads to an O_EXCL creation, which tells for sure
+ * that this call made the file.
+ */
+#include "shim.h"
+
+#include <stdarg.h>
+#include <string.h>
+
+static bool creates(int flags)
+{
+	return (flags & O_CREAT) || (flags & O_TMPFILE) == O_TMPFILE;
+}
+
+/* ropen is the openat of the entry point's width (openat or openat64).
+ * Returns the fd or -errno. */
+static int open_core(fe_openat_fn *ropen, int dirfd, const char *path,
+		     int flags, mode_t mode)
+{
+	int fd, saved = errno;
+
+	if (!ropen)
+		return -ENOSYS;
+	if ((flags & O_TMPFILE) == O_TMPFILE || (flags & O_EXCL) ||
+	    (flags & O_DIRECTORY)) {
+		fd = ropen(dirfd, path, flags, mode);
+		if (fd < 0)
+			goto fail;
+		if ((flags & O_TMPFILE) == O_TMPFILE)
+			(void)fe_created(-1, NULL, fd, 0, 0);
+		else if (flags & O_EXCL)
+			(void)fe_created(dirfd, path, fd, 0, 0);
+		errno = saved;
+		return fd;
+	}
+	for (int attempt = 0; attempt < 2; attempt++) {
+		fd = ropen(dirfd, path, flags & ~O_CREAT);
+		if (fd >= 0) {
+			errno = saved;
+			return fd;
+		}
+		if (errno != ENOENT)
+			goto fail;
+		fd = ropen(dirfd, path, flags | O_EXCL, mode);
+		if (fd >= 0) {
+			(void)fe_created(dirfd, path, fd, 0, 0);
+			errno = saved;
+			return fd;
+		}
+		/* EEXIST: another process made it in between, or path is a
+		 * dangling symlink, which O_EXCL never follows. */
+		if (errno != EEXIST)
+			goto fail;
+	}
+	/* Still there and still not openable without O_CREAT: a dangling
+	 * symlink whose target this open creates. */
+	fd = ropen(dirfd, path, flags, mode);
+	if (fd < 0)
+		goto fail;
+	(void)fe_created(-1, NULL, fd, 0, 0);
+	errno = saved;
+	return fd;
+fail:
+	fd = -errno;
+	errno = saved;
+	return fd;
+}
+
+#define OPEN_MODE(flags, mode)                                  \
+	do {                                                    \
+		if (creates(flags)) {                           \
+			va_list ap;                             \
+			va_start(ap, flags);                    \
+			mode = (mode_t)va_arg(ap, int);         \
+			va_end(ap);                             \
+		}                                               \
+	} while (0)
+
+int open(const char *path, int flags, ...)
+{
+	mode_t mode = 0;
+
+	OPEN_MODE(flags, mode);
+	if (!creates(flags) || !fe_faking())
+		return REAL(open, path, flags, mode);
+	return fe_ret(open_core(real_openat(), AT_FDCWD, path, flags, mode),
+		      errno);
+}
+
+int open64(const char *path, int flags, ...)
+{
+	mode_t mode = 0;
+
+	OPEN_MODE(flags, mode);
+	if (!creates(flags) || !fe_faking())
+		return REAL(open64, path, flags, mode);
+	return fe_ret(open_core(real_openat64(), AT_FDCWD, path, flags, mode),
+		      errno);
+}
+
+int openat(int dirfd, const char *path, int flags, ...)
+{
+	mode_t mode = 0;
+
+	OPEN_MODE(flags, mode);
+	if (!creates(flags) || !fe_faking())
+		return REAL(openat, dirfd, path, flags, mode);
+	return fe_ret(open_core(real_openat(), dirfd, path, flags, mode),
+		      errno);
+}
+
+int openat64(int dirfd, const char *path, int flags, ...)
+{
+	mode_t mode = 0;
+
+	OPEN_MODE(flags, mode);
+	if (!creates(flags) || !fe_faking())
+		return REAL(openat64, dirfd, path, flags, mode);
+	return fe_ret(open_core(real_openat64(), dirfd, path, flags, mode),
+		      errno);
+}
+
+int creat(const char *path, mode_t mode)
+{
+	if (!fe_faking())
+		return REAL(creat, path, mode);
+	return fe_ret(open_core(real_openat(), AT_FDCWD, path,
+				O_CREAT | O_WRONLY | O_TRUNC, mode),
+		      errno);
+}
+
+int creat64(const char *path, mode_t mode)
+{
+	if (!fe_faking())
+		return REAL(creat64, path, mode);
+	return fe_ret(open_core(real_openat64(), AT_FDCWD, path,
+				O_CREAT | O_WRONLY | O_TRUNC, mode),
+		      errno);
+}
+
+/* open(2) flags for an fopen mode, as glibc reads it: r, w or a, then
+ * any of + x e (b, m, c and unknown letters ignored) up to a ','. */
+static int fopen_flags(const char *mode)
+{
+	int flags;
+
+	switch (mode[0]) {
+	case 'r':
+		flags = O_RDONLY;
+		break;
+	case 'w':
+		flags = O_WRONLY | O_CREAT | O_TRUNC;
+		break;
+	case 'a':
+		flags = O_WRONLY | O_CREAT | O_APPEND;
+		break;
+	default:
+		return -EINVAL;
+	}
+	for (const char *p = mode + 1; *p && *p != ','; p++) {
+		if (*p == '+')
+			flags = (flags & ~O_ACCMODE) | O_RDWR;
+		else if (*p == 'x')
+			flags |= O_EXCL;
+		else if (*p == 'e')
+			flags |= O_CLOEXEC;
+	}
+	return flags;
+}
+
+/* freopen, and fopen with a ",ccs=" encoding that fdopen does not take:
+ * libc opens; whether it created is told by a stat beforehand. */
+static FILE *reopen_core(FILE *fp, bool existed)
+{
+	if (fp && !existed)
+		(void)fe_created(-1, NULL, fileno(fp), 0, 0);
+	return fp;
+}
+
+/*
+ * fopen in a creating mode: the file is opened by open_core() and handed
+ * to fdopen, so that an existing file costs one open as natively (plus
+ * fdopen's fcntl), and a new one is known for sure to be new.
+ */
+static FILE *fopen_core(fe_openat_fn *ropen, const char *path,
+			const char *mode)
+{
+	int saved = errno;
+	int flags = fopen_flags(mode);
+	FILE *fp;
+	int fd;
+
+	fd = open_core(ropen, AT_FDCWD, path, flags, 0666);
+	if (fd < 0) {
+		errno = -fd;
+		return NULL;
+	}
+	/* As glibc's fopen("a"): the stream starts at the end. */
+	if (mode[0] == 'a' && !strchr(mode, '+'))
+		(void)lseek(fd, 0, SEEK_END);
+	fp = fdopen(fd, mode);
+	if (!fp) {
+		int err = errno;
+
+		close(fd);
+		errno = err;
+		return NULL;
+	}
+	errno = saved;
+	return fp;
+}
+
+static bool fopen_passes(const char *path, const char *mode)
+{
+	int flags;
+
+	if (!path || !mode || !fe_faking())
+		return true;
+	flags = fopen_flags(mode);
+	return flags < 0 || !(flags & O_CREAT);
+}
+
+FILE *fopen(const char *path, const char *mode)
+{
+	struct stat st;
+
+	if (fopen_passes(path, mode))
+		return REAL_PTR(fopen, path, mode);
+	if (strstr(mode, ",ccs="))
+		return reopen_core(REAL_PTR(fopen, path, mode),
+				   fe_sys_fstatat(AT_FDCWD, path, &st, 0) == 0);
+	return fopen_core(real_openat(), path, mode);
+}
+
+FILE *fopen64(const char *path, const char *mode)
+{
+	struct stat st;
+
+	if (fopen_passes(path, mode))
+		return REAL_PTR(fopen64, path, mode);
+	if (strstr(mode, ",ccs="))
+		return reopen_core(REAL_PTR(fopen64, path, mode),
+				   fe_sys_fstatat(AT_FDCWD, path, &st, 0) == 0);
+	return fopen_core(real_openat64(), path, mode);
+}
+
+FILE *freopen(const char *path, const char *mode, FILE *fp)
+{
+	struct stat st;
+	bool existed;
+
+	if (fopen_passes(path, mode))
+		return REAL_PTR(freopen, path, mode, fp);
+	existed = fe_sys_fstatat(AT_FDCWD, path, &st, 0) == 0;
+	return reopen_core(REAL_PTR(freopen, path, mode, fp), existed);
+}
+
+FILE *freopen64(const char *path, const char *mode, FILE *fp)
+{
+	struct stat st;
+	bool existed;
+
+	if (fopen_passes(path, mode))
+		return REAL_PTR(freopen64, path, mode, fp);
+	existed = fe_sys_fstatat(AT_FDCWD, path, &st, 0) == 0;
+	return reopen_core(REAL_PTR(freopen64, path, mode, fp), existed);
+}
+
+int mkdir(const char *path, mode_t mode)
+{
+	int r = REAL(mkdir, path, mode);
+
+	if (r == 0 && fe_faking())
+		(void)fe_created(AT_FDCWD, path, -1, AT_SYMLINK_NOFOLLOW, 0);
+	return r;
+}
+
+int mkdirat(int dirfd, const char *path, mode_t mode)
+{
+	int r = REAL(mkdirat, dirfd, path, mode);
+
+	if (r == 0 && fe_faking())
+		(void)fe_created(dirfd, path, -1, AT_SYMLINK_NOFOLLOW, 0);
+	return r;
+}
+
+int symlink(const char *target, const char *path)
+{
+	int r = REAL(symlink, target, path);
+
+	if (r == 0 && fe_faking())
+		(void)fe_created(AT_FDCWD, path, -1, AT_SYMLINK_NOFOLLOW, 0);
+	return r;
+}
+
+int symlinkat(const char *target, int dirfd, const char *path)
+{
+	int r = REAL(symlinkat, target, dirfd, path);
+
+	if (r == 0 && fe_faking())
+		(void)fe_created(dirfd, path, -1, AT_SYMLINK_NOFOLLOW, 0);
+	return r;
+}

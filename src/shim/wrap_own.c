@@ -1,0 +1,260 @@
+/*
+ * Ownership, permission bits and access checks.  chown is recorded only:
+ * the real owner never changes.  chmod is recorded in full and applied to
+ * the real file with owner access kept and the set-id and sticky bits
+ * left out, so the real user never locks itself out and no real set-id
+ * file is ever made.  Access is answered from the faked metadata and the
+ * fake ids, as the kernel would answer the fake user.
+ */
+#include "shim.h"
+
+#include <sys/syscall.h>
+
+#define NOCHANGE ((uint32_t)-1)
+
+/* Where the hint for dirfd+path comes from: an empty path names dirfd. */
+static const char *hint_for(int dirfd, const char *path, char *buf, size_t n)
+{
+	return path[0] ? fe_abspath(dirfd, path, buf, n) :
+			 fe_fdpath(dirfd, buf, n);
+}
+
+/* The faked owner and mode of an inode we have a stat of. */
+static void faked(const struct stat *st, struct fe_meta *m)
+{
+	m->dev = st->st_dev;
+	m->ino = st->st_ino;
+	m->mode = st->st_mode;
+	m->uid = st->st_uid;
+	m->gid = st->st_gid;
+	m->rdev = st->st_rdev;
+	fe_meta_get(m);
+}
+
+/*
+ * The one core of the chown family; flags as fchownat
+ * (AT_SYMLINK_NOFOLLOW, AT_EMPTY_PATH).  Without the fake CAP_CHOWN (fake
+ * euid 0), the kernel's rules: only the owner may change the group, to
+ * one of its groups, and nobody may give a file away.
+ */
+static int own_core(int dirfd, const char *path, uint32_t uid, uint32_t gid,
+		    int flags)
+{
+	char pbuf[FE_PATH_MAX];
+	struct fe_req req;
+	struct fe_rep rep;
+	struct stat st;
+	int r;
+
+	if (flags & ~(AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH))
+		return -EINVAL;
+	r = fe_sys_fstatat(dirfd, path, &st, flags);
+	if (r < 0)
+		return r;
+	if (fe_cred_euid() != 0) {
+		struct fe_meta m;
+		uid_t fsuid = fe_cred_fsuid();
+
+		faked(&st, &m);
+		if (uid != NOCHANGE && (fsuid != m.uid || uid != m.uid))
+			return -EPERM;
+		if (gid != NOCHANGE &&
+		    (fsuid != m.uid || (gid != m.gid && !fe_cred_in_group(gid))))
+			return -EPERM;
+	}
+	fe_req_init(&req, FE_OP_CHOWN, &st);
+	if (uid != NOCHANGE) {
+		req.flags |= FE_F_UID;
+		req.uid = uid;
+	}
+	if (gid != NOCHANGE) {
+		req.flags |= FE_F_GID;
+		req.gid = gid;
+	}
+	r = fe_conn_call(&req, hint_for(dirfd, path, pbuf, sizeof(pbuf)), &rep);
+	if (r < 0)
+		return -EIO;
+	return rep.err;
+}
+
+int chown(const char *path, uid_t uid, gid_t gid)
+{
+	if (!fe_faking())
+		return REAL(chown, path, uid, gid);
+	return fe_ret(own_core(AT_FDCWD, path, uid, gid, 0), errno);
+}
+
+int lchown(const char *path, uid_t uid, gid_t gid)
+{
+	if (!fe_faking())
+		return REAL(lchown, path, uid, gid);
+	return fe_ret(own_core(AT_FDCWD, path, uid, gid, AT_SYMLINK_NOFOLLOW),
+		      errno);
+}
+
+int fchown(int fd, uid_t uid, gid_t gid)
+{
+	if (!fe_faking())
+		return REAL(fchown, fd, uid, gid);
+	return fe_ret(own_core(fd, "", uid, gid, AT_EMPTY_PATH), errno);
+}
+
+int fchownat(int dirfd, const char *path, uid_t uid, gid_t gid, int flags)
+{
+	if (!fe_faking())
+		return REAL(fchownat, dirfd, path, uid, gid, flags);
+	return fe_ret(own_core(dirfd, path, uid, gid, flags), errno);
+}
+
+/*
+ * The one core of the chmod family.  fd >= 0: fchmod of that fd (dirfd
+ * and path unused).  Without fake privilege only the owner may chmod.
+ * A real chmod refused with EPERM (the real file belongs to someone else)
+ * still records: the session's view is what the build asked for.
+ */
+static int mode_core(int fd, int dirfd, const char *path, mode_t mode,
+		     int flags)
+{
+	char pbuf[FE_PATH_MAX];
+	struct fe_req req;
+	struct fe_rep rep;
+	struct stat st;
+	mode_t real;
+	long c;
+	int r, saved = errno;
+
+	if (flags & ~AT_SYMLINK_NOFOLLOW)
+		return -EINVAL;
+	r = fd >= 0 ? fe_sys_fstat(fd, &st) :
+		      fe_sys_fstatat(dirfd, path, &st, flags);
+	if (r < 0)
+		return r;
+	/* Linux has no modes on symbolic links. */
+	if (S_ISLNK(st.st_mode))
+		return -EOPNOTSUPP;
+	if (fe_cred_euid() != 0) {
+		struct fe_meta m;
+
+		faked(&st, &m);
+		if (fe_cred_fsuid() != m.uid)
+			return -EPERM;
+		/* As the kernel does for a group the caller is not in. */
+		if (!S_ISDIR(st.st_mode) && !fe_cred_in_group(m.gid))
+			mode &= ~(mode_t)S_ISGID;
+	}
+	real = (mode & 0777) | (S_ISDIR(st.st_mode) ? 0700 : 0600);
+	c = fd >= 0 ? syscall(SYS_fchmod, fd, real) :
+		      syscall(SYS_fchmodat, dirfd, path, real);
+	r = c < 0 ? -errno : 0;
+	errno = saved;
+	if (r < 0 && r != -EPERM)
+		return r;
+	fe_req_init(&req, FE_OP_CHMOD, &st);
+	req.flags = FE_F_MODE;
+	req.mode = mode & 07777;
+	r = fe_conn_call(&req,
+			 fd >= 0 ? fe_fdpath(fd, pbuf, sizeof(pbuf)) :
+				   fe_abspath(dirfd, path, pbuf, sizeof(pbuf)),
+			 &rep);
+	if (r < 0)
+		return -EIO;
+	return rep.err;
+}
+
+int chmod(const char *path, mode_t mode)
+{
+	if (!fe_faking())
+		return REAL(chmod, path, mode);
+	return fe_ret(mode_core(-1, AT_FDCWD, path, mode, 0), errno);
+}
+
+int fchmod(int fd, mode_t mode)
+{
+	if (!fe_faking())
+		return REAL(fchmod, fd, mode);
+	return fe_ret(mode_core(fd, AT_FDCWD, NULL, mode, 0), errno);
+}
+
+int fchmodat(int dirfd, const char *path, mode_t mode, int flags)
+{
+	if (!fe_faking())
+		return REAL(fchmodat, dirfd, path, mode, flags);
+	return fe_ret(mode_core(-1, dirfd, path, mode, flags), errno);
+}
+
+/*
+ * The one core of the access family, answering as the kernel would for
+ * the fake ids and the faked metadata: the real ids for access(), the
+ * effective ones with AT_EACCESS.  Root may read and write anything and
+ * execute what has an x bit (directories: always searchable).  Writing
+ * to a read-only filesystem is refused for everyone, as for real.
+ */
+static int access_core(int dirfd, const char *path, int amode, int flags)
+{
+	struct fe_meta m;
+	struct stat st;
+	uint32_t uid, gid, bits;
+	int r;
+
+	if (amode & ~(R_OK | W_OK | X_OK))
+		return -EINVAL;
+	if (flags & ~(AT_EACCESS | AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH))
+		return -EINVAL;
+	r = fe_sys_fstatat(dirfd, path, &st,
+			   flags & (AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH));
+	if (r < 0)
+		return r;
+	if (amode == F_OK)
+		return 0;
+	if (amode & W_OK) {
+		int saved = errno;
+
+		r = syscall(SYS_faccessat, dirfd, path, W_OK) < 0 ? -errno : 0;
+		errno = saved;
+		if (r == -EROFS || r == -ETXTBSY)
+			return r;
+	}
+	faked(&st, &m);
+	uid = flags & AT_EACCESS ? fe_cred_euid() : fe_cred_ruid();
+	gid = flags & AT_EACCESS ? fe_cred_egid() : fe_cred_rgid();
+	if (uid == 0) {
+		if ((amode & X_OK) && !S_ISDIR(m.mode) && !(m.mode & 0111))
+			return -EACCES;
+		return 0;
+	}
+	if (uid == m.uid)
+		bits = (m.mode >> 6) & 7;
+	else if (gid == m.gid || fe_cred_in_group(m.gid))
+		bits = (m.mode >> 3) & 7;
+	else
+		bits = m.mode & 7;
+	return ((uint32_t)amode & bits) == (uint32_t)amode ? 0 : -EACCES;
+}
+
+int access(const char *path, int amode)
+{
+	if (!fe_faking())
+		return REAL(access, path, amode);
+	return fe_ret(access_core(AT_FDCWD, path, amode, 0), errno);
+}
+
+int faccessat(int dirfd, const char *path, int amode, int flags)
+{
+	if (!fe_faking())
+		return REAL(faccessat, dirfd, path, amode, flags);
+	return fe_ret(access_core(dirfd, path, amode, flags), errno);
+}
+
+int euidaccess(const char *path, int amode)
+{
+	if (!fe_faking())
+		return REAL(euidaccess, path, amode);
+	return fe_ret(access_core(AT_FDCWD, path, amode, AT_EACCESS), errno);
+}
+
+int eaccess(const char *path, int amode)
+{
+	if (!fe_faking())
+		return REAL(eaccess, path, amode);
+	return fe_ret(access_core(AT_FDCWD, path, amode, AT_EACCESS), errno);
+}

@@ -1,0 +1,200 @@
+/*
+ * Removal and renaming.  A record lives as long as its inode has a name:
+ * the last unlink of a file (or the rmdir of a directory, or a rename
+ * over it) drops it, so that the next file given the same inode number
+ * starts clean.  A rename keeps the record and tells the daemon the new
+ * path.  The link count is read before the call; a racing link(2) from
+ * another process can only leave a record behind, which the creation of
+ * the next inode at that number clears anyway.
+ */
+#include "shim.h"
+
+#include <stdio.h>
+
+/* Tell the daemon that the inode of st lost its last name. */
+static void dropped(const struct stat *st)
+{
+	struct fe_req req;
+	struct fe_rep rep;
+
+	fe_req_init(&req, FE_OP_DROP, st);
+	(void)fe_conn_call(&req, NULL, &rep);
+}
+
+static bool last_link(const struct stat *st)
+{
+	return S_ISDIR(st->st_mode) || st->st_nlink <= 1;
+}
+
+int unlink(const char *path)
+{
+	struct stat st;
+	bool known;
+	int r;
+
+	if (!fe_faking())
+		return REAL(unlink, path);
+	known = fe_sys_fstatat(AT_FDCWD, path, &st, AT_SYMLINK_NOFOLLOW) == 0;
+	r = REAL(unlink, path);
+	if (r == 0 && known && last_link(&st))
+		dropped(&st);
+	return r;
+}
+
+int unlinkat(int dirfd, const char *path, int flags)
+{
+	struct stat st;
+	bool known;
+	int r;
+
+	if (!fe_faking())
+		return REAL(unlinkat, dirfd, path, flags);
+	known = fe_sys_fstatat(dirfd, path, &st, AT_SYMLINK_NOFOLLOW) == 0;
+	r = REAL(unlinkat, dirfd, path, flags);
+	if (r == 0 && known && last_link(&st))
+		dropped(&st);
+	return r;
+}
+
+int rmdir(const char *path)
+{
+	struct stat st;
+	bool known;
+	int r;
+
+	if (!fe_faking())
+		return REAL(rmdir, path);
+	known = fe_sys_fstatat(AT_FDCWD, path, &st, AT_SYMLINK_NOFOLLOW) == 0;
+	r = REAL(rmdir, path);
+	if (r == 0 && known)
+		dropped(&st);
+	return r;
+}
+
+/* glibc's remove() calls unlink and rmdir past the PLT. */
+int remove(const char *path)
+{
+	struct stat st;
+	bool known;
+	int r;
+
+	if (!fe_faking())
+		return REAL(remove, path);
+	known = fe_sys_fstatat(AT_FDCWD, path, &st, AT_SYMLINK_NOFOLLOW) == 0;
+	r = REAL(remove, path);
+	if (r == 0 && known && last_link(&st))
+		dropped(&st);
+	return r;
+}
+
+/* The inode at newdirfd+new before a rename that may replace it. */
+struct victim {
+	bool known;
+	struct stat st;
+};
+
+static void look(int dirfd, const char *path, struct victim *v)
+{
+	v->known = fe_sys_fstatat(dirfd, path, &v->st, AT_SYMLINK_NOFOLLOW) == 0;
+}
+
+static void renamed(const struct victim *src, int dirfd, const char *path)
+{
+	char pbuf[FE_PATH_MAX];
+	struct fe_req req;
+	struct fe_rep rep;
+	const char *hint;
+
+	if (!src->known)
+		return;
+	hint = fe_abspath(dirfd, path, pbuf, sizeof(pbuf));
+	if (!hint)
+		return;
+	fe_req_init(&req, FE_OP_RENAME, &src->st);
+	(void)fe_conn_call(&req, hint, &rep);
+}
+
+/*
+ * After a successful rename(old -> new): the moved inode keeps its record
+ * under its new path; an inode that new named before, if it was another
+ * inode, lost that name.  With RENAME_EXCHANGE both inodes live on, each
+ * under the other's path.
+ */
+static void after_rename(const struct victim *src, const struct victim *dst,
+			 int olddirfd, const char *old, int newdirfd,
+			 const char *path, unsigned int flags)
+{
+	renamed(src, newdirfd, path);
+	if (!dst->known)
+		return;
+	if (flags & RENAME_EXCHANGE) {
+		renamed(dst, olddirfd, old);
+		return;
+	}
+	if (src->known && src->st.st_dev == dst->st.st_dev &&
+	    src->st.st_ino == dst->st.st_ino)
+		return; /* two names of one inode: rename does nothing */
+	if (last_link(&dst->st))
+		dropped(&dst->st);
+}
+
+static int rename_core(int olddirfd, const char *old, int newdirfd,
+		       const char *path, unsigned int flags,
+		       int (*real)(int, const char *, int, const char *,
+				   unsigned int))
+{
+	struct victim src, dst;
+	int r;
+
+	look(olddirfd, old, &src);
+	look(newdirfd, path, &dst);
+	r = real(olddirfd, old, newdirfd, path, flags);
+	if (r == 0)
+		after_rename(&src, &dst, olddirfd, old, newdirfd, path, flags);
+	return r;
+}
+
+static int call_rename(int olddirfd, const char *old, int newdirfd,
+		       const char *path, unsigned int flags)
+{
+	(void)olddirfd;
+	(void)newdirfd;
+	(void)flags;
+	return REAL(rename, old, path);
+}
+
+static int call_renameat(int olddirfd, const char *old, int newdirfd,
+			 const char *path, unsigned int flags)
+{
+	(void)flags;
+	return REAL(renameat, olddirfd, old, newdirfd, path);
+}
+
+static int call_renameat2(int olddirfd, const char *old, int newdirfd,
+			  const char *path, unsigned int flags)
+{
+	return REAL(renameat2, olddirfd, old, newdirfd, path, flags);
+}
+
+int rename(const char *old, const char *path)
+{
+	if (!fe_faking())
+		return REAL(rename, old, path);
+	return rename_core(AT_FDCWD, old, AT_FDCWD, path, 0, call_rename);
+}
+
+int renameat(int olddirfd, const char *old, int newdirfd, const char *path)
+{
+	if (!fe_faking())
+		return REAL(renameat, olddirfd, old, newdirfd, path);
+	return rename_core(olddirfd, old, newdirfd, path, 0, call_renameat);
+}
+
+int renameat2(int olddirfd, const char *old, int newdirfd, const char *path,
+	      unsigned int flags)
+{
+	if (!fe_faking())
+		return REAL(renameat2, olddirfd, old, newdirfd, path, flags);
+	return rename_core(olddirfd, old, newdirfd, path, flags,
+			   call_renameat2);
+}
