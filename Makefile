@@ -49,7 +49,7 @@ UNITS    := $(patsubst tests/unit/%.c,$(BUILD)/tests/unit/%,$(UNIT_SRC))
 HELPERS  := $(patsubst tests/integ/helpers/%.c,$(BUILD)/tests/helpers/%,$(HELPER_SRC))
 BENCHES  := $(patsubst bench/%.c,$(BUILD)/bench/%,$(BENCH_SRC))
 
-.PHONY: all test unit integ asan valgrind bench install uninstall clean check-exports
+.PHONY: all test unit integ asan valgrind bench demo install uninstall clean check-exports
 
 all: $(SHIM) $(DAEMON) $(LAUNCHER) $(UNITS) $(HELPERS) $(BENCHES)
 
@@ -85,6 +85,10 @@ $(BUILD)/tests/helpers/%: $(BUILD)/obj/tests/integ/helpers/%.o
 $(BUILD)/bench/%: $(BUILD)/obj/bench/%.o
 	@mkdir -p $(@D)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^
+
+# The README's first command: a sample rootfs packed as a fake root.
+demo: $(SHIM) $(DAEMON) $(LAUNCHER)
+	@scripts/demo.sh $(BUILD)
 
 check-exports: $(SHIM)
 	scripts/check-exports.sh $(SHIM)

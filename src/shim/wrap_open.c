@@ -308,3 +308,60 @@ int symlinkat(const char *target, int dirfd, const char *path)
 		(void)fe_created(dirfd, path, -1, AT_SYMLINK_NOFOLLOW, 0);
 	return r;
 }
+
+/* A temporary file made by libc: the fd is new, so is its inode. */
+static int made_fd(int fd)
+{
+	if (fd >= 0 && fe_faking())
+		(void)fe_created(-1, NULL, fd, 0, 0);
+	return fd;
+}
+
+int mkstemp(char *tmpl)
+{
+	return made_fd(REAL(mkstemp, tmpl));
+}
+
+int mkstemp64(char *tmpl)
+{
+	return made_fd(REAL(mkstemp64, tmpl));
+}
+
+int mkostemp(char *tmpl, int flags)
+{
+	return made_fd(REAL(mkostemp, tmpl, flags));
+}
+
+int mkostemp64(char *tmpl, int flags)
+{
+	return made_fd(REAL(mkostemp64, tmpl, flags));
+}
+
+int mkstemps(char *tmpl, int suffixlen)
+{
+	return made_fd(REAL(mkstemps, tmpl, suffixlen));
+}
+
+int mkstemps64(char *tmpl, int suffixlen)
+{
+	return made_fd(REAL(mkstemps64, tmpl, suffixlen));
+}
+
+int mkostemps(char *tmpl, int suffixlen, int flags)
+{
+	return made_fd(REAL(mkostemps, tmpl, suffixlen, flags));
+}
+
+int mkostemps64(char *tmpl, int suffixlen, int flags)
+{
+	return made_fd(REAL(mkostemps64, tmpl, suffixlen, flags));
+}
+
+char *mkdtemp(char *tmpl)
+{
+	char *dir = REAL_PTR(mkdtemp, tmpl);
+
+	if (dir && fe_faking())
+		(void)fe_created(AT_FDCWD, dir, -1, AT_SYMLINK_NOFOLLOW, 0);
+	return dir;
+}

@@ -182,6 +182,15 @@ int fchmodat(int dirfd, const char *path, mode_t mode, int flags)
 	return fe_ret(mode_core(-1, dirfd, path, mode, flags), errno);
 }
 
+/* glibc's lchmod calls fchmodat past the PLT. */
+int lchmod(const char *path, mode_t mode)
+{
+	if (!fe_faking())
+		return REAL(lchmod, path, mode);
+	return fe_ret(mode_core(-1, AT_FDCWD, path, mode, AT_SYMLINK_NOFOLLOW),
+		      errno);
+}
+
 /*
  * The one core of the access family, answering as the kernel would for
  * the fake ids and the faked metadata: the real ids for access(), the
