@@ -1,0 +1,66 @@
+/*
+ * The string arena: an append-only buffer of NUL-terminated strings (the
+ * paths of records), addressed by uint32 offsets so that a table slot stays
+ * small and position-independent.  Offset 0 is never a string: it means
+ * "none".  The arena owns no record; whoever stores an offset owns that
+ * string and must drop it when done.
+ */
+#ifndef FE_DAEMON_ARENA_H
+#define FE_DAEMON_ARENA_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Compaction is worth a pass only past this much garbage. */
+#define FE_ARENA_COMPACT_MIN (1u << 20)
+
+struct fe_arena {
+	char *buf;      /* cap bytes; buf[0] is the reserved "none" byte */
+	size_t cap;     /* bytes allocated: a power of two, <= 2^32 */
+	size_t len;     /* bytes in use, offset 0 included; <= cap */
+	size_t garbage; /* bytes of dropped strings within len */
+	char *next;       /* compaction in progress: the new buffer, else NULL */
+	size_t next_cap;  /* bytes allocated for next */
+	size_t next_len;  /* bytes in use in next; <= next_cap */
+};
+
+/* Called by fe_arena_compact(): must call fe_arena_move() once for every
+ * live offset and store the result in place of the old offset. */
+typedef void fe_arena_walk_fn(struct fe_arena *a, void *ctx);
+
+/* Make an empty arena (allocates a first small buffer).
+ * Returns 0 or -ENOMEM. */
+int fe_arena_init(struct fe_arena *a);
+
+/* Free the arena's memory; every offset becomes invalid. */
+void fe_arena_free(struct fe_arena *a);
+
+/* Append a copy of the NUL-terminated s and set *off to its offset (never
+ * 0).  Returns 0, or -ENOMEM (arena unchanged) when the buffer cannot grow
+ * or would pass 4 GiB. */
+int fe_arena_add(struct fe_arena *a, const char *s, uint32_t *off);
+
+/* The string at off, or NULL for off 0.  off must come from fe_arena_add()
+ * (or fe_arena_move()) and not have been dropped. */
+const char *fe_arena_str(const struct fe_arena *a, uint32_t off);
+
+/* Count the string at off (0: nothing) as garbage: its owner is done. */
+void fe_arena_drop(struct fe_arena *a, uint32_t off);
+
+/* True when garbage is more than half the arena and more than
+ * FE_ARENA_COMPACT_MIN bytes: time for fe_arena_compact(). */
+bool fe_arena_wants_compact(const struct fe_arena *a);
+
+/* Copy the live strings into a fresh buffer: walk(a, ctx) must hand every
+ * live offset to fe_arena_move() and store the new one.  Returns 0, or
+ * -ENOMEM with the arena and every offset unchanged (walk not called). */
+int fe_arena_compact(struct fe_arena *a, fe_arena_walk_fn *walk, void *ctx);
+
+/* During fe_arena_compact() only: copy the string at off into the new
+ * buffer and return its new offset (0 stays 0).  A walk that hands the
+ * same offset twice could overflow the new buffer: past its end the string
+ * is lost (0 is returned) rather than memory overwritten. */
+uint32_t fe_arena_move(struct fe_arena *a, uint32_t off);
+
+#endif
