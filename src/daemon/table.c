@@ -1,0 +1,345 @@
+/*
+ * The record table; see table.h for the invariants.  This file owns the
+ * slot arrays and the arena; it never logs and never exits.  Growth is
+ * incremental: a rehash allocates the new array and then every insert and
+ * delete moves FE_TAB_STEP slots of the old one (the daemon's idle loop
+ * moves more), so no single operation pays for the whole table.
+ */
+#include "table.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/util.h"
+
+#define TAB_MIN_CAP 8u
+
+/*
+ * Bracket every write of a slot.  seq is odd in between; the release
+ * fences order the writes for a future reader of a shared mapping, which
+ * would read seq, the slot, then seq again, and retry on a change.
+ */
+static void slot_begin(struct fe_slot *s)
+{
+	__atomic_store_n(&s->seq, s->seq + 1, __ATOMIC_RELAXED);
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+}
+
+static void slot_end(struct fe_slot *s)
+{
+	__atomic_store_n(&s->seq, s->seq + 1, __ATOMIC_RELEASE);
+}
+
+/* Allocate an array of cap slots, all EMPTY.  Returns 0 or -ENOMEM. */
+static int arr_alloc(struct fe_tab_arr *a, size_t cap)
+{
+	struct fe_slot *slots = calloc(cap, sizeof(*slots));
+
+	if (!slots)
+		return -ENOMEM;
+	a->slots = slots;
+	a->mask = cap - 1;
+	a->used = 0;
+	a->tombs = 0;
+	return 0;
+}
+
+/* The USED slot holding (dev, ino) in a, or NULL.  Ends at an EMPTY slot,
+ * which every array keeps. */
+static struct fe_slot *arr_find(const struct fe_tab_arr *a, uint64_t dev,
+				uint64_t ino, uint64_t h)
+{
+	for (size_t i = h & a->mask;; i = (i + 1) & a->mask) {
+		struct fe_slot *s = &a->slots[i];
+
+		if (!(s->flags & (FE_SLOT_USED | FE_SLOT_TOMB)))
+			return NULL;
+		if ((s->flags & FE_SLOT_USED) && s->dev == dev && s->ino == ino)
+			return s;
+	}
+}
+
+/* The first free (TOMB or EMPTY) slot on h's probe path in a, counted as
+ * used from now on.  The key must be absent from a and a must have room. */
+static struct fe_slot *arr_place(struct fe_tab_arr *a, uint64_t h)
+{
+	size_t i = h & a->mask;
+
+	while (a->slots[i].flags & FE_SLOT_USED)
+		i = (i + 1) & a->mask;
+	if (a->slots[i].flags & FE_SLOT_TOMB)
+		a->tombs--;
+	a->used++;
+	return &a->slots[i];
+}
+
+/* The slot holding (dev, ino) in old or cur, or NULL; *in_old (if given)
+ * says which.  Old first: see the move order in table.h. */
+static struct fe_slot *find_both(const struct fe_tab *t, uint64_t dev,
+				 uint64_t ino, bool *in_old)
+{
+	uint64_t h = fe_hash_key(dev, ino);
+	struct fe_slot *s = NULL;
+
+	if (t->old.used)
+		s = arr_find(&t->old, dev, ino, h);
+	if (in_old)
+		*in_old = s != NULL;
+	return s ? s : arr_find(&t->cur, dev, ino, h);
+}
+
+int fe_tab_init(struct fe_tab *t, size_t min_cap)
+{
+	size_t cap = TAB_MIN_CAP;
+	int r;
+
+	memset(t, 0, sizeof(*t));
+	while (cap < min_cap) {
+		if (cap > SIZE_MAX / 2 / sizeof(struct fe_slot))
+			return -ENOMEM;
+		cap *= 2;
+	}
+	r = fe_arena_init(&t->arena);
+	if (r < 0)
+		return r;
+	r = arr_alloc(&t->cur, cap);
+	if (r < 0) {
+		fe_arena_free(&t->arena);
+		return r;
+	}
+	return 0;
+}
+
+void fe_tab_free(struct fe_tab *t)
+{
+	free(t->cur.slots);
+	free(t->old.slots);
+	fe_arena_free(&t->arena);
+	memset(t, 0, sizeof(*t));
+}
+
+bool fe_tab_find(const struct fe_tab *t, uint64_t dev, uint64_t ino,
+		 struct fe_rec *rec)
+{
+	const struct fe_slot *s = find_both(t, dev, ino, NULL);
+
+	if (!s)
+		return false;
+	rec->uid = s->uid;
+	rec->gid = s->gid;
+	rec->mode = s->mode;
+	rec->flags = s->flags & FE_REC_FLAGS;
+	rec->rdev = s->rdev;
+	rec->path = s->path;
+	return true;
+}
+
+bool fe_tab_rehashing(const struct fe_tab *t)
+{
+	return t->old.slots != NULL;
+}
+
+bool fe_tab_rehash_step(struct fe_tab *t, size_t n)
+{
+	while (n-- > 0 && t->old.slots) {
+		struct fe_slot *o = &t->old.slots[t->rehash_idx++];
+
+		if (o->flags & FE_SLOT_USED) {
+			struct fe_slot *d =
+				arr_place(&t->cur, fe_hash_key(o->dev, o->ino));
+
+			slot_begin(d);
+			d->dev = o->dev;
+			d->ino = o->ino;
+			d->rdev = o->rdev;
+			d->uid = o->uid;
+			d->gid = o->gid;
+			d->mode = o->mode;
+			d->path = o->path;
+			d->flags = o->flags;
+			slot_end(d);
+			/* Copied first, tombstoned second: see table.h. */
+			slot_begin(o);
+			o->flags = FE_SLOT_TOMB;
+			o->path = 0;
+			slot_end(o);
+			t->old.used--;
+			t->old.tombs++;
+		}
+		if (t->rehash_idx > t->old.mask) {
+			free(t->old.slots);
+			memset(&t->old, 0, sizeof(t->old));
+			t->rehash_idx = 0;
+		}
+	}
+	return fe_tab_rehashing(t);
+}
+
+/*
+ * Start a rehash: cur becomes old and a fresh cur is allocated, twice the
+ * size, or the same size when tombstones are most of the load (they are
+ * all left behind).  Only when no rehash is in progress.  Returns 0 or
+ * -ENOMEM (nothing changed).
+ */
+static int rehash_start(struct fe_tab *t)
+{
+	struct fe_tab_arr fresh;
+	size_t cap = t->cur.mask + 1;
+	int r;
+
+	if (t->cur.tombs <= t->cur.used) {
+		if (cap > SIZE_MAX / 2 / sizeof(struct fe_slot))
+			return -ENOMEM;
+		cap *= 2;
+	}
+	r = arr_alloc(&fresh, cap);
+	if (r < 0)
+		return r;
+	t->old = t->cur;
+	t->cur = fresh;
+	t->rehash_idx = 0;
+	return 0;
+}
+
+/*
+ * Make room in cur for one more record.  The load counts the records still
+ * in old, which will all land in cur: cur.used + cur.tombs + old.used stays
+ * at most 3/4 of cur's capacity, so finishing a rehash can never overfill
+ * cur.  Returns 0 or -ENOMEM (no room, nothing else changed).
+ */
+static int make_room(struct fe_tab *t)
+{
+	for (;;) {
+		size_t load = t->cur.used + t->cur.tombs + t->old.used;
+		int r;
+
+		if ((load + 1) * 4 <= (t->cur.mask + 1) * 3)
+			return 0;
+		if (fe_tab_rehashing(t)) {
+			/* Only a small table or many inserts between steps
+			 * get here: finish, then grow again. */
+			fe_tab_rehash_step(t, SIZE_MAX);
+			continue;
+		}
+		r = rehash_start(t);
+		if (r < 0)
+			return r;
+	}
+}
+
+/* fe_arena_compact()'s walk: hand every path to the new buffer. */
+static void walk_paths(struct fe_arena *a, void *ctx)
+{
+	struct fe_tab *t = ctx;
+	struct fe_tab_arr *arrs[] = { &t->cur, &t->old };
+
+	for (size_t k = 0; k < FE_ARRAY_LEN(arrs); k++) {
+		struct fe_tab_arr *arr = arrs[k];
+
+		for (size_t i = 0; arr->slots && i <= arr->mask; i++) {
+			struct fe_slot *s = &arr->slots[i];
+
+			if (!(s->flags & FE_SLOT_USED) || !s->path)
+				continue;
+			slot_begin(s);
+			s->path = fe_arena_move(a, s->path);
+			slot_end(s);
+		}
+	}
+}
+
+/* The string at off is no longer referenced: count it as garbage and
+ * compact the arena when garbage dominates.  A failed compaction leaves
+ * the garbage in place; the next drop tries again. */
+static void drop_path(struct fe_tab *t, uint32_t off)
+{
+	fe_arena_drop(&t->arena, off);
+	if (fe_arena_wants_compact(&t->arena))
+		(void)fe_arena_compact(&t->arena, walk_paths, t);
+}
+
+int fe_tab_put(struct fe_tab *t, uint64_t dev, uint64_t ino,
+	       const struct fe_rec *rec, const char *path)
+{
+	struct fe_slot *s;
+	uint32_t off = 0;
+	uint32_t old_off;
+	int r;
+
+	fe_tab_rehash_step(t, FE_TAB_STEP);
+	s = find_both(t, dev, ino, NULL);
+	if (!s) {
+		r = make_room(t);
+		if (r < 0)
+			return r;
+	}
+	if (path) {
+		r = fe_arena_add(&t->arena, path, &off);
+		if (r < 0)
+			return r;
+	}
+	if (!s) {
+		s = arr_place(&t->cur, fe_hash_key(dev, ino));
+		slot_begin(s);
+		s->dev = dev;
+		s->ino = ino;
+		s->path = 0;
+	} else {
+		slot_begin(s);
+	}
+	old_off = s->path;
+	s->uid = rec->uid;
+	s->gid = rec->gid;
+	s->mode = rec->mode;
+	s->rdev = rec->rdev;
+	s->flags = FE_SLOT_USED | (rec->flags & FE_REC_FLAGS);
+	if (path)
+		s->path = off;
+	slot_end(s);
+	if (path)
+		drop_path(t, old_off);
+	return 0;
+}
+
+bool fe_tab_del(struct fe_tab *t, uint64_t dev, uint64_t ino)
+{
+	struct fe_tab_arr *arr;
+	struct fe_slot *s;
+	bool in_old;
+	uint32_t off;
+
+	fe_tab_rehash_step(t, FE_TAB_STEP);
+	s = find_both(t, dev, ino, &in_old);
+	if (!s)
+		return false;
+	arr = in_old ? &t->old : &t->cur;
+	off = s->path;
+	slot_begin(s);
+	s->flags = FE_SLOT_TOMB;
+	s->path = 0;
+	slot_end(s);
+	arr->used--;
+	arr->tombs++;
+	drop_path(t, off);
+	return true;
+}
+
+size_t fe_tab_count(const struct fe_tab *t)
+{
+	return t->cur.used + t->old.used;
+}
+
+const char *fe_tab_path(const struct fe_tab *t, const struct fe_rec *rec)
+{
+	return fe_arena_str(&t->arena, rec->path);
+}
+
+void fe_tab_info(const struct fe_tab *t, struct fe_tab_info *info)
+{
+	info->records = fe_tab_count(t);
+	info->cap = t->cur.mask + 1;
+	info->tombs = t->cur.tombs;
+	info->old_cap = t->old.slots ? t->old.mask + 1 : 0;
+	info->old_used = t->old.used;
+}

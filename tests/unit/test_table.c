@@ -1,0 +1,345 @@
+/*
+ * The record table: insert, find, delete; tombstones reused and reclaimed;
+ * growth from a tiny capacity through many incremental rehashes with
+ * finds, deletes and inserts in the middle of each, checked against a
+ * plain reference array; paths surviving rehash and arena compaction.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "daemon/table.h"
+#include "unit.h"
+
+#define N_KEYS 100000
+
+/* The reference: what the table must hold for key k. */
+static struct {
+	int present;
+	uint32_t uid;
+	int has_path;
+	uint32_t path_gen;
+} ref[N_KEYS];
+
+/* Keys share inos across devs so that dev must take part in the key. */
+static uint64_t key_dev(int k)
+{
+	return 0x800 + (uint64_t)(k % 3);
+}
+
+static uint64_t key_ino(int k)
+{
+	return 1000 + (uint64_t)(k / 3);
+}
+
+static uint64_t rng_state = 0x1234567887654321ull;
+
+static uint32_t rnd(void)
+{
+	rng_state ^= rng_state << 13;
+	rng_state ^= rng_state >> 7;
+	rng_state ^= rng_state << 17;
+	return (uint32_t)(rng_state >> 11);
+}
+
+static struct fe_rec rec_uid(uint32_t uid)
+{
+	struct fe_rec r = { .uid = uid, .gid = uid + 1, .mode = 0100644 };
+
+	return r;
+}
+
+static void path_of(char *buf, size_t size, int k, uint32_t gen)
+{
+	snprintf(buf, size,
+		 "/a/fairly/long/path/so/that/garbage/piles/up/%d/gen-%u", k,
+		 (unsigned)gen);
+}
+
+/* Compare key k with the reference; quiet unless wrong. */
+static int check_key(const struct fe_tab *t, int k)
+{
+	struct fe_rec r;
+	bool found = fe_tab_find(t, key_dev(k), key_ino(k), &r);
+	char want[128];
+	const char *p;
+
+	if (found != !!ref[k].present) {
+		printf("# key %d: found %d, expected %d\n", k, found,
+		       ref[k].present);
+		return 0;
+	}
+	if (!found)
+		return 1;
+	if (r.uid != ref[k].uid || r.gid != ref[k].uid + 1 ||
+	    r.mode != 0100644) {
+		printf("# key %d: uid %u, expected %u\n", k, (unsigned)r.uid,
+		       (unsigned)ref[k].uid);
+		return 0;
+	}
+	p = fe_tab_path(t, &r);
+	if (!ref[k].has_path)
+		return p == NULL;
+	path_of(want, sizeof(want), k, ref[k].path_gen);
+	if (!p || strcmp(p, want)) {
+		printf("# key %d: path '%s', expected '%s'\n", k,
+		       p ? p : "(none)", want);
+		return 0;
+	}
+	return 1;
+}
+
+static void test_basics(void)
+{
+	struct fe_tab t;
+	struct fe_rec r, w = { .uid = 5, .gid = 6, .mode = 020600,
+			       .flags = FE_REC_MODE_SET | FE_REC_DEV_SET,
+			       .rdev = 0x0103 };
+
+	CHECK("init", fe_tab_init(&t, 1) == 0);
+	CHECK("empty: not found", !fe_tab_find(&t, 1, 2, &r));
+	CHECK("insert", fe_tab_put(&t, 1, 2, &w, NULL) == 0);
+	CHECK("find after insert",
+	      fe_tab_find(&t, 1, 2, &r) && r.uid == 5 && r.gid == 6 &&
+		      r.mode == 020600 && r.rdev == 0x0103 &&
+		      r.flags == (FE_REC_MODE_SET | FE_REC_DEV_SET) && !r.path);
+	CHECK("count 1", fe_tab_count(&t) == 1);
+	CHECK("same ino, other dev: not found", !fe_tab_find(&t, 9, 2, &r));
+	w.uid = 7;
+	CHECK("insert same ino on other dev", fe_tab_put(&t, 9, 2, &w, NULL) == 0);
+	CHECK("dev distinguishes equal inos",
+	      fe_tab_find(&t, 1, 2, &r) && r.uid == 5 &&
+		      fe_tab_find(&t, 9, 2, &r) && r.uid == 7);
+	w.uid = 8;
+	CHECK("replace", fe_tab_put(&t, 1, 2, &w, "/x") == 0 &&
+				 fe_tab_find(&t, 1, 2, &r) && r.uid == 8 &&
+				 !strcmp(fe_tab_path(&t, &r), "/x"));
+	CHECK("replace keeps count", fe_tab_count(&t) == 2);
+	CHECK("replace without path keeps the path",
+	      fe_tab_put(&t, 1, 2, &w, NULL) == 0 &&
+		      fe_tab_find(&t, 1, 2, &r) &&
+		      !strcmp(fe_tab_path(&t, &r), "/x"));
+	CHECK("slot flags never leak into records", !(r.flags & ~FE_REC_FLAGS));
+	CHECK("delete", fe_tab_del(&t, 1, 2));
+	CHECK("deleted: not found", !fe_tab_find(&t, 1, 2, &r));
+	CHECK("delete twice: false", !fe_tab_del(&t, 1, 2));
+	CHECK("other dev kept", fe_tab_find(&t, 9, 2, &r) && r.uid == 7);
+	CHECK("count 1 after delete", fe_tab_count(&t) == 1);
+	fe_tab_free(&t);
+}
+
+static void test_tombstones(void)
+{
+	struct fe_tab t;
+	struct fe_tab_info info;
+	struct fe_rec w = rec_uid(1), r;
+	uint64_t ino = 1;
+	int rounds = 0, reclaimed = 0;
+
+	CHECK("tomb: init 8", fe_tab_init(&t, 8) == 0);
+	fe_tab_info(&t, &info);
+	CHECK("tomb: capacity 8", info.cap == 8 && info.old_cap == 0);
+	fe_tab_put(&t, 0, 100, &w, NULL);
+	fe_tab_del(&t, 0, 100);
+	fe_tab_info(&t, &info);
+	CHECK("tomb: delete leaves a tombstone", info.tombs == 1);
+	fe_tab_put(&t, 0, 100, &w, NULL);
+	fe_tab_info(&t, &info);
+	CHECK("tomb: reinsert reuses it", info.tombs == 0 && info.records == 1);
+
+	/* Insert-delete churn with 2 records live: tombstones pile up until
+	 * they are most of the load, then a rehash at the same size (a
+	 * small table finishes it within one op) leaves them all behind. */
+	fe_tab_put(&t, 0, 101, &w, NULL);
+	for (; rounds < 200; rounds++) {
+		size_t before;
+
+		fe_tab_info(&t, &info);
+		before = info.tombs;
+		fe_tab_put(&t, 1, ino, &w, NULL);
+		fe_tab_del(&t, 1, ino);
+		ino++;
+		fe_tab_info(&t, &info);
+		if (before >= 3 && info.tombs < before)
+			reclaimed++;
+	}
+	CHECK("tomb: churn rehashes at the same size", info.cap == 8);
+	CHECK("tomb: the rehashes reclaim the tombstones", reclaimed > 0);
+	CHECK("tomb: load stays within 3/4",
+	      info.records == 2 && (info.records + info.tombs) * 4 <= 8 * 3);
+	CHECK("tomb: records kept", fe_tab_find(&t, 0, 100, &r) &&
+					    fe_tab_find(&t, 0, 101, &r));
+	fe_tab_free(&t);
+}
+
+/* 100,000 keys from capacity 8, with random inserts, updates, deletes and
+ * path changes; whenever a rehash is in progress, extra finds, deletes and
+ * inserts land in its middle. */
+static void test_growth(void)
+{
+	struct fe_tab t;
+	struct fe_tab_info info;
+	char path[128];
+	size_t n_ref = 0;
+	int rehashes = 0, mid_ops = 0, bad = 0, failed_puts = 0;
+	int in_rehash = 0;
+
+	memset(ref, 0, sizeof(ref));
+	CHECK("growth: init 8", fe_tab_init(&t, 8) == 0);
+	for (int k = 0; k < N_KEYS; k++) {
+		struct fe_rec w = rec_uid((uint32_t)k);
+
+		path_of(path, sizeof(path), k, 0);
+		if (fe_tab_put(&t, key_dev(k), key_ino(k), &w,
+			       k % 2 ? path : NULL) < 0)
+			failed_puts++;
+		ref[k].present = 1;
+		ref[k].uid = (uint32_t)k;
+		ref[k].has_path = k % 2;
+		ref[k].path_gen = 0;
+		n_ref++;
+
+		/* Churn on earlier keys: update, rename, delete, revive. */
+		for (int j = 0; j < 2 && k > 0; j++) {
+			int o = (int)(rnd() % (uint32_t)k);
+			uint32_t what = rnd() % 4;
+
+			mid_ops += fe_tab_rehashing(&t);
+			if (what == 0 && ref[o].present) {
+				fe_tab_del(&t, key_dev(o), key_ino(o));
+				ref[o].present = 0;
+				n_ref--;
+			} else if (what == 1) {
+				w = rec_uid((uint32_t)o + 7);
+				path_of(path, sizeof(path), o,
+					ref[o].path_gen + 1);
+				if (fe_tab_put(&t, key_dev(o), key_ino(o), &w,
+					       path) < 0)
+					failed_puts++;
+				if (!ref[o].present)
+					n_ref++;
+				ref[o].present = 1;
+				ref[o].uid = (uint32_t)o + 7;
+				ref[o].has_path = 1;
+				ref[o].path_gen++;
+			} else if (!check_key(&t, o)) {
+				bad++;
+			}
+		}
+		fe_tab_info(&t, &info);
+		if (info.old_cap && !in_rehash) {
+			rehashes++;
+			/* At the start of a big rehash: every key. */
+			for (int o = 0; info.old_cap >= 16384 && o <= k; o++)
+				if (!check_key(&t, o))
+					bad++;
+		}
+		in_rehash = info.old_cap != 0;
+		if (info.old_cap) {
+			/* Mid-rehash: every key seen so far is where the
+			 * reference says, for a sample. */
+			int o = (int)(rnd() % (uint32_t)(k + 1));
+
+			if (!check_key(&t, o))
+				bad++;
+		}
+	}
+	CHECK("growth: no put failed", failed_puts == 0);
+	CHECK("growth: went through many rehashes", rehashes >= 10);
+	CHECK("growth: many ops in the middle of rehashes", mid_ops > 1000);
+	CHECK("growth: every sampled key right during the run", bad == 0);
+	CHECK("growth: count matches the reference", fe_tab_count(&t) == n_ref);
+	for (int k = 0; k < N_KEYS; k++)
+		if (!check_key(&t, k))
+			bad++;
+	CHECK("growth: every key right at the end", bad == 0);
+	while (fe_tab_rehash_step(&t, 1000))
+		;
+	for (int k = 0; k < N_KEYS; k++)
+		if (!check_key(&t, k))
+			bad++;
+	CHECK("growth: every key right after the last rehash", bad == 0);
+	fe_tab_info(&t, &info);
+	CHECK("growth: load within 3/4",
+	      (info.records + info.tombs) * 4 <= info.cap * 3);
+	fe_tab_free(&t);
+}
+
+/* Arena compaction while a rehash is in progress rewrites the paths in
+ * both arrays. */
+static void test_compaction_mid_rehash(void)
+{
+	enum { K = 4000 };
+	struct fe_tab t;
+	struct fe_rec w, r;
+	char path[400];
+	uint64_t extra = 0;
+	int k = 0, bad = 0, compacted = 0, rehashing_then = 0;
+
+	memset(ref, 0, sizeof(ref));
+	CHECK("compact: init", fe_tab_init(&t, 8) == 0);
+	/* Paths of about 300 bytes: 1.2 MB live. */
+	memset(path, 'x', 280);
+	for (k = 0; k < K; k++) {
+		w = rec_uid((uint32_t)k);
+		snprintf(path + 280, sizeof(path) - 280, "/%d/gen-0", k);
+		if (fe_tab_put(&t, 0, (uint64_t)k, &w, path) < 0)
+			bad++;
+		ref[k].path_gen = 0;
+	}
+	/* Renames until compaction is one or two renames away. */
+	for (k = 0; t.arena.garbage + 1000 < (t.arena.len + 1000) / 2 ||
+		    t.arena.garbage + 1000 < (1u << 20);
+	     k = (k + 1) % K) {
+		w = rec_uid((uint32_t)k);
+		snprintf(path + 280, sizeof(path) - 280, "/%d/gen-%u", k,
+			 (unsigned)++ref[k].path_gen);
+		if (fe_tab_put(&t, 0, (uint64_t)k, &w, path) < 0)
+			bad++;
+	}
+	CHECK("compact: no compaction yet", t.arena.garbage > (1u << 20));
+	/* Records without paths until a rehash starts. */
+	w = rec_uid(0);
+	while (!fe_tab_rehashing(&t))
+		if (fe_tab_put(&t, 1, extra++, &w, NULL) < 0)
+			bad++;
+	/* Now renames until the arena compacts. */
+	for (int i = 0; i < 10 && !compacted; i++, k = (k + 1) % K) {
+		rehashing_then = fe_tab_rehashing(&t);
+		w = rec_uid((uint32_t)k);
+		snprintf(path + 280, sizeof(path) - 280, "/%d/gen-%u", k,
+			 (unsigned)++ref[k].path_gen);
+		if (fe_tab_put(&t, 0, (uint64_t)k, &w, path) < 0)
+			bad++;
+		compacted = t.arena.garbage == 0;
+	}
+	CHECK("compact: the arena compacted", compacted);
+	CHECK("compact: during a rehash", rehashing_then &&
+						  fe_tab_rehashing(&t));
+	for (int pass = 0; pass < 2; pass++) {
+		for (k = 0; k < K; k++) {
+			const char *p;
+
+			snprintf(path + 280, sizeof(path) - 280, "/%d/gen-%u",
+				 k, (unsigned)ref[k].path_gen);
+			if (!fe_tab_find(&t, 0, (uint64_t)k, &r) ||
+			    !(p = fe_tab_path(&t, &r)) || strcmp(p, path))
+				bad++;
+		}
+		/* Again once the rehash has finished. */
+		while (fe_tab_rehash_step(&t, 100))
+			;
+	}
+	CHECK("compact: every path right, before and after the rehash",
+	      bad == 0);
+	fe_tab_free(&t);
+}
+
+int main(void)
+{
+	test_basics();
+	test_tombstones();
+	test_growth();
+	test_compaction_mid_rehash();
+	UNIT_EXIT();
+}
