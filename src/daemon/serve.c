@@ -1,0 +1,393 @@
+/*
+ * Request checks and the ops; see serve.h and proto.h.  Everything a
+ * message asks is checked by fe_req_check() before fe_serve_req() runs,
+ * so the ops trust their input; they never log, never exit, and leave
+ * the reply's unused fields zero.
+ */
+#include "serve.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <string.h>
+#include <sys/stat.h>
+
+/* Table slots to start with: 48 KiB, enough for a small build. */
+#define SRV_INIT_CAP 1024
+
+#define PERM_BITS 07777u
+
+static const uint32_t op_flags[FE_OP_COUNT] = {
+#define OP_FLAGS(name, flags, tail) [FE_OP_##name] = (flags),
+	FE_OPS(OP_FLAGS)
+#undef OP_FLAGS
+};
+
+static const unsigned char op_tail[FE_OP_COUNT] = {
+#define OP_TAIL(name, flags, tail) [FE_OP_##name] = (tail),
+	FE_OPS(OP_TAIL)
+#undef OP_TAIL
+};
+
+int fe_srv_init(struct fe_srv *s, bool unknown_is_real)
+{
+	memset(s, 0, sizeof(*s));
+	s->unknown_is_real = unknown_is_real;
+	return fe_tab_init(&s->tab, SRV_INIT_CAP);
+}
+
+void fe_srv_free(struct fe_srv *s)
+{
+	fe_tab_free(&s->tab);
+}
+
+static bool valid_type(uint32_t type)
+{
+	switch (type) {
+	case S_IFREG:
+	case S_IFDIR:
+	case S_IFLNK:
+	case S_IFCHR:
+	case S_IFBLK:
+	case S_IFIFO:
+	case S_IFSOCK:
+		return true;
+	}
+	return false;
+}
+
+/* The ops that leave real_mode unused, so that 0 is accepted there. */
+static bool ignores_real_mode(uint16_t op)
+{
+	return op == FE_OP_SESSION || op == FE_OP_DETACH || op == FE_OP_STATS;
+}
+
+/* The check of the tail alone: a path of 2..FE_PATH_MAX bytes whose only
+ * NUL is the last byte, or nothing when the op's rule allows. */
+static const char *tail_problem(unsigned rule, const char *tail, uint32_t n)
+{
+	if (n == 0)
+		return rule == FE_TAIL_REQ ? "missing path" : NULL;
+	if (rule == FE_TAIL_NONE)
+		return "tail on an op that takes none";
+	if (n < 2)
+		return "empty path";
+	if (n > FE_PATH_MAX)
+		return "path too long";
+	if (tail[n - 1] != '\0')
+		return "unterminated path";
+	if (memchr(tail, '\0', n - 1))
+		return "NUL inside path";
+	return NULL;
+}
+
+static const char *req_problem(const void *buf, size_t len)
+{
+	struct fe_req req;
+	uint32_t type;
+
+	if (len < sizeof(req))
+		return "short message";
+	/* Copied out: buf need not be aligned. */
+	memcpy(&req, buf, sizeof(req));
+	if (len - sizeof(req) != req.tail_len)
+		return "length does not match tail_len";
+	if (req.version != FE_PROTO_VERSION)
+		return "wrong protocol version";
+	if (req.op == FE_OP_NONE || req.op >= FE_OP_COUNT)
+		return "unknown op";
+	if (req.flags & ~op_flags[req.op])
+		return "flags outside the op's mask";
+	if (req.pad)
+		return "non-zero padding";
+	if (req.real_mode & ~(uint32_t)(S_IFMT | PERM_BITS))
+		return "bad real_mode";
+	type = req.real_mode & S_IFMT;
+	if (!valid_type(type) && !(type == 0 && ignores_real_mode(req.op)))
+		return "bad real_mode type";
+	if ((req.op == FE_OP_CHMOD || req.op == FE_OP_CREATE) &&
+	    (req.flags & FE_F_MODE) && (req.mode & ~PERM_BITS))
+		return "mode outside 07777";
+	if (req.op == FE_OP_MKNOD && (req.flags & FE_F_MODE)) {
+		if (req.mode & ~(uint32_t)(S_IFMT | PERM_BITS))
+			return "bad mknod mode";
+		switch (req.mode & S_IFMT) {
+		case S_IFCHR:
+		case S_IFBLK:
+		case S_IFIFO:
+		case S_IFSOCK:
+		case S_IFREG:
+			break;
+		default:
+			return "bad mknod type";
+		}
+	}
+	/* (pid_t)ino must not turn negative: kill(-1, ...) would reach
+	 * every process of the user. */
+	if (req.op == FE_OP_SESSION && (req.ino > INT_MAX || req.dev > INT_MAX))
+		return "session pid out of range";
+	return tail_problem(op_tail[req.op], (const char *)buf + sizeof(req),
+			    req.tail_len);
+}
+
+int fe_req_check(const void *buf, size_t len, const char **why)
+{
+	const char *problem = req_problem(buf, len);
+
+	if (why)
+		*why = problem;
+	return problem ? -EPROTO : 0;
+}
+
+static uint32_t default_uid(const struct fe_srv *s, const struct fe_req *req)
+{
+	return s->unknown_is_real ? req->real_uid : 0;
+}
+
+static uint32_t default_gid(const struct fe_srv *s, const struct fe_req *req)
+{
+	return s->unknown_is_real ? req->real_gid : 0;
+}
+
+/* A fresh record for req's file: default owner, the real type, nothing
+ * faked. */
+static void new_rec(const struct fe_srv *s, const struct fe_req *req,
+		    struct fe_rec *rec)
+{
+	memset(rec, 0, sizeof(*rec));
+	rec->uid = default_uid(s, req);
+	rec->gid = default_gid(s, req);
+	rec->mode = req->real_mode & S_IFMT;
+}
+
+/* A record no longer describes the file at its key when the real type
+ * differs from the one recorded (a faked device is a regular file). */
+static bool stale(const struct fe_rec *rec, uint32_t real_mode)
+{
+	uint32_t real_type = real_mode & S_IFMT;
+
+	if (rec->flags & FE_REC_DEV_SET)
+		return real_type != S_IFREG;
+	return (rec->mode & S_IFMT) != real_type;
+}
+
+/* The live record at req's key into *rec; a stale one is deleted and
+ * reported absent. */
+static bool lookup(struct fe_srv *s, const struct fe_req *req,
+		   struct fe_rec *rec)
+{
+	if (!fe_tab_find(&s->tab, req->dev, req->ino, rec))
+		return false;
+	if (stale(rec, req->real_mode)) {
+		fe_tab_del(&s->tab, req->dev, req->ino);
+		return false;
+	}
+	return true;
+}
+
+static uint32_t eff_type(const struct fe_rec *rec, const struct fe_req *req)
+{
+	return (rec->flags & FE_REC_DEV_SET) ? rec->mode & S_IFMT :
+					       req->real_mode & S_IFMT;
+}
+
+static uint32_t eff_perm(const struct fe_rec *rec, const struct fe_req *req)
+{
+	return (rec->flags & FE_REC_MODE_SET) ? rec->mode & PERM_BITS :
+						req->real_mode & PERM_BITS;
+}
+
+/* Fill rep with what stat should show: rec laid over the real file, or
+ * the defaults when rec is NULL. */
+static void reply_rec(const struct fe_srv *s, const struct fe_req *req,
+		      const struct fe_rec *rec, struct fe_rep *rep)
+{
+	if (!rec) {
+		rep->uid = default_uid(s, req);
+		rep->gid = default_gid(s, req);
+		rep->mode = req->real_mode;
+		return;
+	}
+	rep->flags = FE_R_FOUND;
+	rep->uid = rec->uid;
+	rep->gid = rec->gid;
+	rep->mode = eff_type(rec, req) | eff_perm(rec, req);
+	if (rec->flags & FE_REC_DEV_SET) {
+		rep->flags |= FE_R_DEV;
+		rep->rdev = rec->rdev;
+	}
+}
+
+/* Store rec at req's key and reply its effective values, or the error. */
+static void store(struct fe_srv *s, const struct fe_req *req,
+		  const struct fe_rec *rec, const char *tail,
+		  struct fe_rep *rep)
+{
+	int r = fe_tab_put(&s->tab, req->dev, req->ino, rec, tail);
+
+	if (r < 0)
+		rep->err = r;
+	else
+		reply_rec(s, req, rec, rep);
+}
+
+static void op_get(struct fe_srv *s, const struct fe_req *req,
+		   struct fe_rep *rep)
+{
+	struct fe_rec rec;
+
+	reply_rec(s, req, lookup(s, req, &rec) ? &rec : NULL, rep);
+}
+
+/* chown as the kernel does it: even with no id changed, a non-directory
+ * loses setuid, and setgid when group-exec is set (setgid without it
+ * means mandatory locking and stays). */
+static void op_chown(struct fe_srv *s, const struct fe_req *req,
+		     const char *tail, struct fe_rep *rep)
+{
+	struct fe_rec rec;
+	uint32_t perm, kept;
+
+	if (!lookup(s, req, &rec))
+		new_rec(s, req, &rec);
+	if (req->flags & FE_F_UID)
+		rec.uid = req->uid;
+	if (req->flags & FE_F_GID)
+		rec.gid = req->gid;
+	if (eff_type(&rec, req) != S_IFDIR) {
+		perm = eff_perm(&rec, req);
+		kept = perm & ~(uint32_t)S_ISUID;
+		if (kept & S_IXGRP)
+			kept &= ~(uint32_t)S_ISGID;
+		if (kept != perm) {
+			rec.mode = (rec.mode & S_IFMT) | kept;
+			rec.flags |= FE_REC_MODE_SET;
+		}
+	}
+	store(s, req, &rec, tail, rep);
+}
+
+static void op_chmod(struct fe_srv *s, const struct fe_req *req,
+		     const char *tail, struct fe_rep *rep)
+{
+	struct fe_rec rec;
+
+	if (!lookup(s, req, &rec))
+		new_rec(s, req, &rec);
+	if (req->flags & FE_F_MODE) {
+		rec.mode = (rec.mode & S_IFMT) | (req->mode & PERM_BITS);
+		rec.flags |= FE_REC_MODE_SET;
+	}
+	store(s, req, &rec, tail, rep);
+}
+
+/* The owner a new inode gets: the ids given, else the defaults. */
+static void new_owner(const struct fe_srv *s, const struct fe_req *req,
+		      struct fe_rec *rec)
+{
+	new_rec(s, req, rec);
+	if (req->flags & FE_F_UID)
+		rec->uid = req->uid;
+	if (req->flags & FE_F_GID)
+		rec->gid = req->gid;
+}
+
+/* A device node is a regular file for real: its type and rdev are faked.
+ * Other types are made for real and only their permissions are faked. */
+static void op_mknod(struct fe_srv *s, const struct fe_req *req,
+		     const char *tail, struct fe_rep *rep)
+{
+	struct fe_rec rec;
+	uint32_t type = req->mode & S_IFMT;
+
+	fe_tab_del(&s->tab, req->dev, req->ino);
+	new_owner(s, req, &rec);
+	if (req->flags & FE_F_MODE) {
+		rec.mode = req->mode;
+		rec.flags |= FE_REC_MODE_SET;
+		if (type == S_IFCHR || type == S_IFBLK) {
+			rec.flags |= FE_REC_DEV_SET;
+			if (req->flags & FE_F_RDEV)
+				rec.rdev = req->rdev;
+		}
+	}
+	store(s, req, &rec, tail, rep);
+}
+
+/* A new inode: whatever was recorded at a reused (dev, ino) goes.  Most
+ * files made as the fake root look exactly like a file without a record,
+ * and get none: the table stays small. */
+static void op_create(struct fe_srv *s, const struct fe_req *req,
+		      const char *tail, struct fe_rep *rep)
+{
+	struct fe_rec rec;
+
+	fe_tab_del(&s->tab, req->dev, req->ino);
+	new_owner(s, req, &rec);
+	if (req->flags & FE_F_MODE) {
+		rec.mode |= req->mode & PERM_BITS;
+		rec.flags |= FE_REC_MODE_SET;
+	}
+	if (rec.uid == default_uid(s, req) && rec.gid == default_gid(s, req) &&
+	    !rec.flags) {
+		reply_rec(s, req, NULL, rep);
+		return;
+	}
+	store(s, req, &rec, tail, rep);
+}
+
+static void op_rename(struct fe_srv *s, const struct fe_req *req,
+		      const char *tail, struct fe_rep *rep)
+{
+	struct fe_rec rec;
+
+	if (lookup(s, req, &rec))
+		store(s, req, &rec, tail, rep);
+	else
+		reply_rec(s, req, NULL, rep);
+}
+
+void fe_serve_req(struct fe_srv *s, struct fe_sess *sess,
+		  const struct fe_req *req, const char *tail,
+		  struct fe_rep *rep)
+{
+	memset(rep, 0, sizeof(*rep));
+	switch (req->op) {
+	case FE_OP_GET:
+		op_get(s, req, rep);
+		break;
+	case FE_OP_CHOWN:
+		op_chown(s, req, tail, rep);
+		break;
+	case FE_OP_CHMOD:
+		op_chmod(s, req, tail, rep);
+		break;
+	case FE_OP_MKNOD:
+		op_mknod(s, req, tail, rep);
+		break;
+	case FE_OP_CREATE:
+		op_create(s, req, tail, rep);
+		break;
+	case FE_OP_DROP:
+		if (fe_tab_del(&s->tab, req->dev, req->ino))
+			rep->flags = FE_R_FOUND;
+		break;
+	case FE_OP_RENAME:
+		op_rename(s, req, tail, rep);
+		break;
+	case FE_OP_SESSION:
+		sess->pid = (pid_t)req->ino;
+		sess->pgid = (pid_t)req->dev;
+		sess->attached = true;
+		break;
+	case FE_OP_DETACH:
+		sess->attached = false;
+		break;
+	case FE_OP_STATS:
+		rep->count[0] = fe_tab_count(&s->tab);
+		rep->count[1] = s->clients;
+		break;
+	default:
+		/* fe_req_check() let no other op through. */
+		rep->err = -EPROTO;
+	}
+}

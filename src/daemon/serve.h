@@ -1,0 +1,71 @@
+/*
+ * Requests: the checks every message must pass and what each op does to
+ * the table.  No sockets here: the loop hands in bytes and sends back the
+ * reply, so unit tests drive this module directly.
+ */
+#ifndef FE_DAEMON_SERVE_H
+#define FE_DAEMON_SERVE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "fakeenv/proto.h"
+#include "table.h"
+
+/* The receive buffer: a whole valid message fits, and one byte more shows
+ * that a message is too long. */
+#define FE_REQ_BUF (sizeof(struct fe_req) + FE_PATH_MAX + 1)
+
+/* The state every connection shares. */
+struct fe_srv {
+	struct fe_tab tab;     /* the records */
+	bool unknown_is_real;  /* a file without a record shows its real
+				  owner, not 0:0 */
+	size_t clients;        /* connections open (kept by the loop) */
+};
+
+/* A connection's session, set by SESSION and DETACH. */
+struct fe_sess {
+	pid_t pid;     /* CMD's pid, 0: none */
+	pid_t pgid;    /* CMD's process group, 0: none */
+	bool attached; /* SESSION seen and no DETACH since: closing this
+			  connection means the launcher died */
+};
+
+/* Make the shared state with an empty table.  Returns 0 or -ENOMEM. */
+int fe_srv_init(struct fe_srv *s, bool unknown_is_real);
+
+/* Free the shared state. */
+void fe_srv_free(struct fe_srv *s);
+
+/*
+ * Check a whole message of len bytes (buf need not be aligned): length ==
+ * header + tail_len; version; op known; flags within the op's mask; pad
+ * zero; the op's tail rule, and a tail is a path of 2..FE_PATH_MAX bytes
+ * ending in its only NUL; real_mode has no bits outside S_IFMT | 07777 and
+ * a valid file type (type 0 allowed for SESSION, DETACH, STATS only);
+ * CHMOD and CREATE's FE_F_MODE mode has no bits outside 07777; MKNOD's
+ * FE_F_MODE mode is a CHR, BLK, FIFO, SOCK or REG type with no bits
+ * outside S_IFMT | 07777; SESSION's pid and group are within pid_t.
+ * Returns 0 or -EPROTO; *why (if given) then names the broken rule.
+ * Pure: reads buf only.
+ */
+int fe_req_check(const void *buf, size_t len, const char **why);
+
+/*
+ * Carry out a request that passed fe_req_check() (tail: its path, or NULL
+ * when tail_len is 0) and fill *rep, zeroed first.  rep->err is 0 or
+ * -errno (-ENOMEM when the table or arena cannot grow; the state is then
+ * as before the request, except that MKNOD and CREATE may have dropped the
+ * record they were replacing).  Ops on a record (GET, CHOWN, CHMOD, MKNOD,
+ * CREATE, RENAME) reply the effective uid, gid, mode and rdev afterwards,
+ * with FE_R_FOUND when a record exists and FE_R_DEV when its type and rdev
+ * are faked (rdev is 0 otherwise); DROP replies FE_R_FOUND if it removed
+ * one; STATS fills count[].  SESSION and DETACH change *sess only.
+ */
+void fe_serve_req(struct fe_srv *s, struct fe_sess *sess,
+		  const struct fe_req *req, const char *tail,
+		  struct fe_rep *rep);
+
+#endif

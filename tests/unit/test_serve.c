@@ -1,0 +1,524 @@
+/*
+ * Requests: fe_req_check() refuses every malformed form and accepts the
+ * good ones; fe_serve_req() does what proto.h says each op does.  No
+ * sockets: bytes in, struct fe_rep out.
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+
+#include "daemon/serve.h"
+#include "unit.h"
+
+#define REG(perm) (S_IFREG | (perm))
+#define DIR_(perm) (S_IFDIR | (perm))
+
+/* A message in a byte buffer, one spare byte past the longest. */
+static unsigned char msg[sizeof(struct fe_req) + FE_PATH_MAX + 2];
+
+static struct fe_req req_of(uint16_t op)
+{
+	struct fe_req r;
+
+	memset(&r, 0, sizeof(r));
+	r.op = op;
+	r.version = FE_PROTO_VERSION;
+	r.dev = 0x803;
+	r.ino = 4242;
+	r.real_mode = REG(0644);
+	r.real_uid = 1000;
+	r.real_gid = 100;
+	return r;
+}
+
+/* Lay out r and its tail of n bytes (copied from tail) in msg; returns
+ * the message length.  tail_len is set to n unless keep_len. */
+static size_t build(struct fe_req r, const char *tail, size_t n, int keep_len)
+{
+	if (!keep_len)
+		r.tail_len = (uint32_t)n;
+	memcpy(msg, &r, sizeof(r));
+	memcpy(msg + sizeof(r), tail, n);
+	return sizeof(r) + n;
+}
+
+static int check(size_t len)
+{
+	const char *why = "unset";
+	int r = fe_req_check(msg, len, &why);
+
+	if (r == 0 && why != NULL)
+		return 1000;
+	if (r < 0 && (why == NULL || r != -EPROTO))
+		return 1001;
+	return r;
+}
+
+/* Is r (built with a tail of n bytes) refused? */
+static int refused(struct fe_req r, const char *tail, size_t n)
+{
+	return check(build(r, tail, n, 0)) == -EPROTO;
+}
+
+static int accepted(struct fe_req r, const char *tail, size_t n)
+{
+	return check(build(r, tail, n, 0)) == 0;
+}
+
+static void test_check(void)
+{
+	static char long_path[FE_PATH_MAX + 1];
+	struct fe_req r;
+	unsigned char copy[sizeof(msg) + 1];
+	size_t len;
+
+	/* Every op, well formed. */
+	CHECK("ok: GET", accepted(req_of(FE_OP_GET), "", 0));
+	r = req_of(FE_OP_CHOWN);
+	r.flags = FE_F_UID | FE_F_GID;
+	CHECK("ok: CHOWN with path", accepted(r, "/a", 3));
+	CHECK("ok: CHOWN without path", accepted(r, "", 0));
+	r = req_of(FE_OP_CHMOD);
+	r.flags = FE_F_MODE;
+	r.mode = 07777;
+	CHECK("ok: CHMOD 07777", accepted(r, "", 0));
+	r = req_of(FE_OP_MKNOD);
+	r.flags = FE_F_UID | FE_F_GID | FE_F_MODE | FE_F_RDEV;
+	r.mode = S_IFCHR | 0660;
+	CHECK("ok: MKNOD chr", accepted(r, "/dev/null", 10));
+	r.mode = S_IFBLK | 0660;
+	CHECK("ok: MKNOD blk", accepted(r, "", 0));
+	r.mode = S_IFIFO | 0644;
+	CHECK("ok: MKNOD fifo", accepted(r, "", 0));
+	r.mode = S_IFSOCK | 0644;
+	CHECK("ok: MKNOD sock", accepted(r, "", 0));
+	r.mode = S_IFREG | 0644;
+	CHECK("ok: MKNOD reg", accepted(r, "", 0));
+	r = req_of(FE_OP_CREATE);
+	r.flags = FE_F_UID | FE_F_GID | FE_F_MODE;
+	r.mode = 0755;
+	CHECK("ok: CREATE", accepted(r, "/x", 3));
+	CHECK("ok: DROP", accepted(req_of(FE_OP_DROP), "", 0));
+	CHECK("ok: RENAME", accepted(req_of(FE_OP_RENAME), "/new", 5));
+	r = req_of(FE_OP_SESSION);
+	r.real_mode = 0;
+	CHECK("ok: SESSION, real_mode 0", accepted(r, "", 0));
+	r = req_of(FE_OP_DETACH);
+	r.real_mode = 0;
+	CHECK("ok: DETACH, real_mode 0", accepted(r, "", 0));
+	r = req_of(FE_OP_STATS);
+	r.real_mode = 0;
+	CHECK("ok: STATS, real_mode 0", accepted(r, "", 0));
+	memset(long_path, 'a', sizeof(long_path));
+	long_path[FE_PATH_MAX - 1] = '\0';
+	CHECK("ok: path of exactly FE_PATH_MAX",
+	      accepted(req_of(FE_OP_RENAME), long_path, FE_PATH_MAX));
+	len = build(req_of(FE_OP_RENAME), "/unaligned", 11, 0);
+	memcpy(copy + 1, msg, len);
+	CHECK("ok: unaligned buffer", fe_req_check(copy + 1, len, NULL) == 0);
+
+	/* Length. */
+	len = build(req_of(FE_OP_GET), "", 0, 0);
+	CHECK("bad: empty", check(0) == -EPROTO);
+	CHECK("bad: short", check(len - 1) == -EPROTO);
+	CHECK("bad: one byte long", check(len + 1) == -EPROTO);
+	len = build(req_of(FE_OP_RENAME), "/p", 3, 0);
+	CHECK("bad: shorter than tail_len", check(len - 1) == -EPROTO);
+	CHECK("bad: longer than tail_len", check(len + 1) == -EPROTO);
+	r = req_of(FE_OP_RENAME);
+	r.tail_len = 3;
+	CHECK("bad: tail_len without tail",
+	      check(build(r, "", 0, 1)) == -EPROTO);
+	r.tail_len = UINT32_MAX;
+	CHECK("bad: huge tail_len", check(build(r, "/p", 3, 1)) == -EPROTO);
+
+	/* Header fields. */
+	r = req_of(FE_OP_GET);
+	r.version = 0;
+	CHECK("bad: version 0", refused(r, "", 0));
+	r.version = FE_PROTO_VERSION + 1;
+	CHECK("bad: version + 1", refused(r, "", 0));
+	r = req_of(FE_OP_NONE);
+	CHECK("bad: op 0", refused(r, "", 0));
+	r.op = FE_OP_COUNT;
+	CHECK("bad: op FE_OP_COUNT", refused(r, "", 0));
+	r.op = 0xffff;
+	CHECK("bad: op 0xffff", refused(r, "", 0));
+	r = req_of(FE_OP_GET);
+	r.flags = FE_F_UID;
+	CHECK("bad: GET with a flag", refused(r, "", 0));
+	r = req_of(FE_OP_CHOWN);
+	r.flags = FE_F_MODE;
+	CHECK("bad: CHOWN with FE_F_MODE", refused(r, "", 0));
+	r = req_of(FE_OP_CHMOD);
+	r.flags = FE_F_MODE | 0x100;
+	CHECK("bad: unknown flag bit", refused(r, "", 0));
+	r = req_of(FE_OP_CREATE);
+	r.flags = FE_F_RDEV;
+	CHECK("bad: CREATE with FE_F_RDEV", refused(r, "", 0));
+	r = req_of(FE_OP_GET);
+	r.pad = 1;
+	CHECK("bad: pad != 0", refused(r, "", 0));
+	r.pad = 0x80000000u;
+	CHECK("bad: pad high bit", refused(r, "", 0));
+
+	/* Tails. */
+	CHECK("bad: unterminated tail", refused(req_of(FE_OP_RENAME), "/ab", 3));
+	CHECK("bad: interior NUL", refused(req_of(FE_OP_RENAME), "/a\0b", 5));
+	CHECK("bad: NUL first", refused(req_of(FE_OP_RENAME), "\0ab", 4));
+	CHECK("bad: tail on GET", refused(req_of(FE_OP_GET), "/a", 3));
+	CHECK("bad: tail on DROP", refused(req_of(FE_OP_DROP), "/a", 3));
+	r = req_of(FE_OP_STATS);
+	r.real_mode = 0;
+	CHECK("bad: tail on STATS", refused(r, "/a", 3));
+	CHECK("bad: RENAME without tail", refused(req_of(FE_OP_RENAME), "", 0));
+	CHECK("bad: RENAME with empty path",
+	      refused(req_of(FE_OP_RENAME), "", 1));
+	r = req_of(FE_OP_CHOWN);
+	CHECK("bad: CHOWN with empty path", refused(r, "", 1));
+	memset(long_path, 'a', sizeof(long_path));
+	long_path[FE_PATH_MAX] = '\0';
+	CHECK("bad: path longer than FE_PATH_MAX",
+	      refused(req_of(FE_OP_RENAME), long_path, FE_PATH_MAX + 1));
+
+	/* Modes. */
+	r = req_of(FE_OP_MKNOD);
+	r.flags = FE_F_MODE;
+	r.mode = S_IFDIR | 0755;
+	CHECK("bad: MKNOD of a directory", refused(r, "", 0));
+	r.mode = S_IFLNK | 0777;
+	CHECK("bad: MKNOD of a symlink", refused(r, "", 0));
+	r.mode = 0644;
+	CHECK("bad: MKNOD without a type", refused(r, "", 0));
+	r.mode = S_IFMT | 0644;
+	CHECK("bad: MKNOD with type bits all set", refused(r, "", 0));
+	r.mode = S_IFCHR | 0x10000 | 0644;
+	CHECK("bad: MKNOD mode past S_IFMT", refused(r, "", 0));
+	r = req_of(FE_OP_CHMOD);
+	r.flags = FE_F_MODE;
+	r.mode = 010000;
+	CHECK("bad: CHMOD past 07777", refused(r, "", 0));
+	r.mode = REG(0644);
+	CHECK("bad: CHMOD with type bits", refused(r, "", 0));
+	r = req_of(FE_OP_CREATE);
+	r.flags = FE_F_MODE;
+	r.mode = DIR_(0755);
+	CHECK("bad: CREATE with type bits", refused(r, "", 0));
+	r = req_of(FE_OP_GET);
+	r.real_mode = 0644;
+	CHECK("bad: GET with real type 0", refused(r, "", 0));
+	r.real_mode = 0170644;
+	CHECK("bad: GET with real type 017", refused(r, "", 0));
+	r.real_mode = 0x10000 | REG(0644);
+	CHECK("bad: real_mode past S_IFMT", refused(r, "", 0));
+	r = req_of(FE_OP_DROP);
+	r.real_mode = 0;
+	CHECK("bad: DROP with real_mode 0", refused(r, "", 0));
+
+	/* Sessions: a pid that turns negative would reach kill(-1). */
+	r = req_of(FE_OP_SESSION);
+	r.ino = 0xffffffffu;
+	CHECK("bad: SESSION pid past INT_MAX", refused(r, "", 0));
+	r = req_of(FE_OP_SESSION);
+	r.dev = 1ull << 40;
+	CHECK("bad: SESSION group past INT_MAX", refused(r, "", 0));
+}
+
+static struct fe_srv srv;
+static struct fe_sess sess;
+static struct fe_rep rep;
+
+static void serve(const struct fe_req *r, const char *tail)
+{
+	fe_serve_req(&srv, &sess, r, tail, &rep);
+}
+
+static void get(uint32_t real_mode)
+{
+	struct fe_req r = req_of(FE_OP_GET);
+
+	r.real_mode = real_mode;
+	serve(&r, NULL);
+}
+
+static void chown_(uint32_t flags, uint32_t uid, uint32_t gid,
+		   uint32_t real_mode)
+{
+	struct fe_req r = req_of(FE_OP_CHOWN);
+
+	r.flags = flags;
+	r.uid = uid;
+	r.gid = gid;
+	r.real_mode = real_mode;
+	serve(&r, NULL);
+}
+
+static void chmod_(uint32_t mode, uint32_t real_mode)
+{
+	struct fe_req r = req_of(FE_OP_CHMOD);
+
+	r.flags = FE_F_MODE;
+	r.mode = mode;
+	r.real_mode = real_mode;
+	serve(&r, NULL);
+}
+
+static void drop(void)
+{
+	struct fe_req r = req_of(FE_OP_DROP);
+
+	serve(&r, NULL);
+}
+
+static int rep_is(uint32_t flags, uint32_t uid, uint32_t gid, uint32_t mode,
+		  uint64_t rdev)
+{
+	if (rep.err == 0 && rep.flags == flags && rep.uid == uid &&
+	    rep.gid == gid && rep.mode == mode && rep.rdev == rdev &&
+	    rep.pad == 0 && rep.count[0] == 0 && rep.count[1] == 0)
+		return 1;
+	printf("# rep: err %d flags %u uid %u gid %u mode 0%o rdev %llu\n",
+	       (int)rep.err, (unsigned)rep.flags, (unsigned)rep.uid,
+	       (unsigned)rep.gid, (unsigned)rep.mode,
+	       (unsigned long long)rep.rdev);
+	return 0;
+}
+
+static const char *path_at(uint64_t dev, uint64_t ino)
+{
+	struct fe_rec rec;
+
+	if (!fe_tab_find(&srv.tab, dev, ino, &rec))
+		return "(no record)";
+	return fe_tab_path(&srv.tab, &rec) ? fe_tab_path(&srv.tab, &rec) :
+					     "(no path)";
+}
+
+static void test_get_chown_chmod(void)
+{
+	struct fe_req r;
+
+	CHECK("srv init", fe_srv_init(&srv, false) == 0);
+	get(REG(0644));
+	CHECK("GET no record: 0:0, real mode", rep_is(0, 0, 0, REG(0644), 0));
+
+	chown_(FE_F_UID, 1234, 0, REG(0644));
+	CHECK("CHOWN uid only: gid stays 0",
+	      rep_is(FE_R_FOUND, 1234, 0, REG(0644), 0));
+	get(REG(0600));
+	CHECK("GET after CHOWN: owner faked, perm real",
+	      rep_is(FE_R_FOUND, 1234, 0, REG(0600), 0));
+	chown_(FE_F_GID, 0, 55, REG(0644));
+	CHECK("CHOWN gid only: uid kept", rep_is(FE_R_FOUND, 1234, 55, REG(0644), 0));
+	chown_(0, 7, 7, REG(0644));
+	CHECK("CHOWN -1 -1: nothing changes",
+	      rep_is(FE_R_FOUND, 1234, 55, REG(0644), 0));
+	CHECK("one record", fe_tab_count(&srv.tab) == 1);
+
+	chmod_(04755, REG(0644));
+	CHECK("CHMOD 4755", rep_is(FE_R_FOUND, 1234, 55, REG(04755), 0));
+	get(REG(0700));
+	CHECK("GET after CHMOD: perm faked whatever the real perm",
+	      rep_is(FE_R_FOUND, 1234, 55, REG(04755), 0));
+	chown_(FE_F_UID, 0, 0, REG(0700));
+	CHECK("CHOWN clears setuid on a file",
+	      rep_is(FE_R_FOUND, 0, 55, REG(0755), 0));
+	chmod_(06755, REG(0700));
+	chown_(FE_F_GID, 0, 0, REG(0700));
+	CHECK("CHOWN clears setuid and setgid with g+x",
+	      rep_is(FE_R_FOUND, 0, 0, REG(0755), 0));
+	chmod_(06745, REG(0700));
+	chown_(FE_F_GID, 0, 0, REG(0700));
+	CHECK("CHOWN keeps setgid without g+x",
+	      rep_is(FE_R_FOUND, 0, 0, REG(02745), 0));
+	drop();
+
+	chown_(FE_F_UID, 0, 0, REG(04711));
+	CHECK("CHOWN clears a real setuid bit on a file without record",
+	      rep_is(FE_R_FOUND, 0, 0, REG(0711), 0));
+	get(REG(04711));
+	CHECK("... and it stays cleared", rep_is(FE_R_FOUND, 0, 0, REG(0711), 0));
+	drop();
+
+	chmod_(06755, DIR_(0755));
+	chown_(FE_F_UID, 5, 0, DIR_(0755));
+	CHECK("CHOWN keeps setuid and setgid on a directory",
+	      rep_is(FE_R_FOUND, 5, 0, DIR_(06755), 0));
+	drop();
+
+	chmod_(0600, DIR_(0755));
+	CHECK("CHMOD on a directory", rep_is(FE_R_FOUND, 0, 0, DIR_(0600), 0));
+	get(DIR_(0700));
+	CHECK("GET: directory with faked perm",
+	      rep_is(FE_R_FOUND, 0, 0, DIR_(0600), 0));
+	get(REG(0644));
+	CHECK("GET: type changed, stale record dropped",
+	      rep_is(0, 0, 0, REG(0644), 0) && fe_tab_count(&srv.tab) == 0);
+
+	r = req_of(FE_OP_CHOWN);
+	r.flags = FE_F_UID;
+	r.uid = 9;
+	serve(&r, "/tree/file");
+	CHECK("CHOWN stores the path", !strcmp(path_at(r.dev, r.ino), "/tree/file"));
+	r = req_of(FE_OP_CHMOD);
+	r.flags = FE_F_MODE;
+	r.mode = 0640;
+	serve(&r, "/tree/file2");
+	CHECK("CHMOD stores the path",
+	      !strcmp(path_at(r.dev, r.ino), "/tree/file2") &&
+		      rep_is(FE_R_FOUND, 9, 0, REG(0640), 0));
+	r = req_of(FE_OP_RENAME);
+	serve(&r, "/tree/moved");
+	CHECK("RENAME replaces the path",
+	      !strcmp(path_at(r.dev, r.ino), "/tree/moved") &&
+		      rep_is(FE_R_FOUND, 9, 0, REG(0640), 0));
+	drop();
+	CHECK("DROP replies found", rep.flags == FE_R_FOUND && rep.err == 0);
+	get(REG(0644));
+	CHECK("DROP forgets", rep_is(0, 0, 0, REG(0644), 0));
+	drop();
+	CHECK("DROP of nothing", rep.flags == 0 && rep.err == 0);
+	r = req_of(FE_OP_RENAME);
+	serve(&r, "/tree/ghost");
+	CHECK("RENAME without a record stores nothing",
+	      rep_is(0, 0, 0, REG(0644), 0) && fe_tab_count(&srv.tab) == 0);
+	fe_srv_free(&srv);
+}
+
+static void test_mknod_create(void)
+{
+	struct fe_req r;
+
+	CHECK("srv init 2", fe_srv_init(&srv, false) == 0);
+	r = req_of(FE_OP_MKNOD);
+	r.flags = FE_F_MODE | FE_F_RDEV | FE_F_GID;
+	r.mode = S_IFCHR | 0620;
+	r.rdev = makedev(4, 1);
+	r.gid = 5;
+	r.real_mode = REG(0600);
+	serve(&r, "/dev/tty1");
+	CHECK("MKNOD chr", rep_is(FE_R_FOUND | FE_R_DEV, 0, 5, S_IFCHR | 0620,
+				  makedev(4, 1)));
+	get(REG(0600));
+	CHECK("GET of a faked chr: regular file shows chr + rdev",
+	      rep_is(FE_R_FOUND | FE_R_DEV, 0, 5, S_IFCHR | 0620, makedev(4, 1)));
+	CHECK("MKNOD stores the path", !strcmp(path_at(r.dev, r.ino), "/dev/tty1"));
+	chown_(FE_F_UID, 3, 0, REG(0600));
+	CHECK("CHOWN of a faked chr keeps type and rdev",
+	      rep_is(FE_R_FOUND | FE_R_DEV, 3, 5, S_IFCHR | 0620, makedev(4, 1)));
+	chmod_(0666, REG(0600));
+	CHECK("CHMOD of a faked chr keeps type and rdev",
+	      rep_is(FE_R_FOUND | FE_R_DEV, 3, 5, S_IFCHR | 0666, makedev(4, 1)));
+	get(DIR_(0755));
+	CHECK("GET: a faked chr whose file became a directory is stale",
+	      rep_is(0, 0, 0, DIR_(0755), 0) && fe_tab_count(&srv.tab) == 0);
+
+	r.mode = S_IFBLK | 0660;
+	r.rdev = makedev(8, 0);
+	serve(&r, NULL);
+	get(REG(0600));
+	CHECK("MKNOD blk", rep_is(FE_R_FOUND | FE_R_DEV, 0, 5, S_IFBLK | 0660,
+				  makedev(8, 0)));
+	r.mode = S_IFIFO | 0640;
+	r.real_mode = S_IFIFO | 0600;
+	serve(&r, NULL);
+	get(S_IFIFO | 0600);
+	CHECK("MKNOD fifo over a blk record: a fifo, no rdev",
+	      rep_is(FE_R_FOUND, 0, 5, S_IFIFO | 0640, 0));
+	drop();
+
+	/* CREATE at a reused inode. */
+	chown_(FE_F_UID | FE_F_GID, 1000, 1000, REG(0644));
+	chmod_(04755, REG(0644));
+	r = req_of(FE_OP_CREATE);
+	r.flags = FE_F_UID | FE_F_GID;
+	serve(&r, "/new");
+	CHECK("CREATE as 0:0 clears the old record and stores nothing",
+	      rep_is(0, 0, 0, REG(0644), 0) && fe_tab_count(&srv.tab) == 0);
+	get(REG(0644));
+	CHECK("GET after CREATE: a fresh file", rep_is(0, 0, 0, REG(0644), 0));
+	r.flags = 0;
+	serve(&r, NULL);
+	CHECK("CREATE without ids stores nothing", fe_tab_count(&srv.tab) == 0);
+	r.flags = FE_F_UID;
+	r.uid = 1000;
+	serve(&r, "/mine");
+	CHECK("CREATE as another uid stores a record",
+	      rep_is(FE_R_FOUND, 1000, 0, REG(0644), 0) &&
+		      fe_tab_count(&srv.tab) == 1 &&
+		      !strcmp(path_at(r.dev, r.ino), "/mine"));
+	r.flags = FE_F_MODE;
+	r.mode = 02750;
+	serve(&r, NULL);
+	CHECK("CREATE with a mode stores it (and forgets the old owner)",
+	      rep_is(FE_R_FOUND, 0, 0, REG(02750), 0) &&
+		      fe_tab_count(&srv.tab) == 1);
+	drop();
+	fe_srv_free(&srv);
+}
+
+static void test_unknown_is_real(void)
+{
+	struct fe_req r;
+
+	CHECK("srv init -u", fe_srv_init(&srv, true) == 0);
+	get(REG(0644));
+	CHECK("-u: GET no record shows the real owner",
+	      rep_is(0, 1000, 100, REG(0644), 0));
+	chown_(FE_F_UID, 0, 0, REG(0644));
+	CHECK("-u: CHOWN uid only keeps the real gid",
+	      rep_is(FE_R_FOUND, 0, 100, REG(0644), 0));
+	drop();
+	r = req_of(FE_OP_CREATE);
+	r.flags = FE_F_UID | FE_F_GID;
+	r.uid = 1000;
+	r.gid = 100;
+	serve(&r, NULL);
+	CHECK("-u: CREATE as the real owner stores nothing",
+	      rep_is(0, 1000, 100, REG(0644), 0) && fe_tab_count(&srv.tab) == 0);
+	r.uid = 0;
+	r.gid = 0;
+	serve(&r, NULL);
+	CHECK("-u: CREATE as 0:0 stores a record",
+	      rep_is(FE_R_FOUND, 0, 0, REG(0644), 0) &&
+		      fe_tab_count(&srv.tab) == 1);
+	fe_srv_free(&srv);
+}
+
+static void test_session_stats(void)
+{
+	struct fe_req r;
+
+	CHECK("srv init 3", fe_srv_init(&srv, false) == 0);
+	memset(&sess, 0, sizeof(sess));
+	r = req_of(FE_OP_SESSION);
+	r.ino = 4321;
+	r.dev = 4320;
+	serve(&r, NULL);
+	CHECK("SESSION remembers pid and group",
+	      rep.err == 0 && sess.attached && sess.pid == 4321 &&
+		      sess.pgid == 4320);
+	r = req_of(FE_OP_DETACH);
+	serve(&r, NULL);
+	CHECK("DETACH", rep.err == 0 && !sess.attached);
+	chown_(FE_F_UID, 1, 1, REG(0644));
+	r = req_of(FE_OP_STATS);
+	r.real_mode = 0;
+	srv.clients = 3;
+	serve(&r, NULL);
+	CHECK("STATS", rep.err == 0 && rep.count[0] == 1 && rep.count[1] == 3);
+	fe_srv_free(&srv);
+}
+
+int main(void)
+{
+	test_check();
+	test_get_chown_chmod();
+	test_mknod_create();
+	test_unknown_is_real();
+	test_session_stats();
+	UNIT_EXIT();
+}
