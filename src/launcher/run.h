@@ -1,0 +1,50 @@
+/*
+ * Running CMD: its environment, its process group, forwarding our signals
+ * to it, and turning its end into our exit status.
+ */
+#ifndef FE_LAUNCHER_RUN_H
+#define FE_LAUNCHER_RUN_H
+
+#include <sys/types.h>
+
+struct fe_job {
+	pid_t pid;   /* CMD */
+	pid_t pgid;  /* CMD's own process group; 0 when it shares ours */
+	int exec_fd; /* read end of the exec-error pipe; -1 once read */
+};
+
+/* The environment of CMD in a new session: FAKEENV_SOCKET=SOCK,
+ * FAKEENV_LIB=LIB, LIB appended to LD_PRELOAD unless already there, and
+ * no FAKEENV_UIDS/GIDS/GROUPS (the shim's default is root).  Dies when LIB
+ * cannot be put in LD_PRELOAD. */
+void fe_run_setenv(const char *sock, const char *lib);
+
+/* Exec ARGV in this process (a nested call).  Returns never: on failure
+ * prints why and exits 127 (not found) or 126 (not executable). */
+__attribute__((noreturn))
+void fe_run_exec(char *const argv[]);
+
+/* Fork and exec ARGV.  CMD keeps our process group when we are in the
+ * foreground of the terminal on stdin (interactive use), and gets its own
+ * otherwise.  From here on SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGUSR1 and
+ * SIGUSR2 sent to us are forwarded to CMD (its group when it has one);
+ * interactively SIGINT and SIGQUIT are ignored, the terminal sends them to
+ * CMD itself.  CMD gets SIGKILL if we die (PR_SET_PDEATHSIG).  Dies on
+ * fork failure. */
+void fe_run_spawn(struct fe_job *job, char *const argv[]);
+
+/* 0 when CMD's exec succeeded, else the errno of its failed execvp. */
+int fe_run_exec_error(struct fe_job *job);
+
+/* Report an exec failure of CMD ("fakeenv: CMD: command not found") and
+ * return the exit status for it: 127 for ENOENT, 126 otherwise. */
+int fe_run_exec_status(const char *cmd, int err);
+
+/* Wait for CMD to end, stop forwarding signals and reap it.  Returns its
+ * exit code, or 128+N when it died of signal N. */
+int fe_run_wait(struct fe_job *job);
+
+/* Kill CMD (and its group) with SIGKILL and reap it. */
+void fe_run_kill(struct fe_job *job);
+
+#endif

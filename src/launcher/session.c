@@ -1,0 +1,412 @@
+/*
+ * Starting the session daemon and talking to it; see session.h.  Startup
+ * never depends on the fd limit: every fd we make is close-on-exec and the
+ * daemon child closes strays with close_range(2), never with a loop up to
+ * RLIMIT_NOFILE.
+ */
+#include "session.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "utils.h"
+
+#define SUN_PATH_MAX sizeof(((struct sockaddr_un *)0)->sun_path)
+#define SOCK_NAME    "sock"
+#define DIR_TEMPLATE "fakeenv.XXXXXX"
+
+/* The daemon's listening socket, as fakeenvd --listen-fd expects it. */
+#define DAEMON_LISTEN_FD 3
+
+static bool fill_addr(struct sockaddr_un *sa, const char *path)
+{
+	size_t len = strlen(path);
+
+	if (len >= SUN_PATH_MAX)
+		return false;
+	memset(sa, 0, sizeof(*sa));
+	sa->sun_family = AF_UNIX;
+	memcpy(sa->sun_path, path, len + 1);
+	return true;
+}
+
+bool fe_sess_alive(const char *path)
+{
+	struct sockaddr_un sa;
+	int fd, r;
+
+	if (!fill_addr(&sa, path))
+		return false;
+	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return false;
+	r = connect(fd, (struct sockaddr *)&sa, sizeof(sa));
+	close(fd);
+	return r == 0;
+}
+
+/* A base directory mkdtemp may work in: absolute (FAKEENV_SOCKET must be
+ * absolute), a directory, writable and searchable.  0 or -errno. */
+static int check_base(const char *base)
+{
+	struct stat st;
+
+	if (base[0] != '/')
+		return -EINVAL;
+	if (stat(base, &st) < 0)
+		return -errno;
+	if (!S_ISDIR(st.st_mode))
+		return -ENOTDIR;
+	if (access(base, W_OK | X_OK) < 0)
+		return -errno;
+	return 0;
+}
+
+/*
+ * The private directory: under $XDG_RUNTIME_DIR (per-user, 0700, cleaned at
+ * logout), else $TMPDIR, else /tmp; the first that works wins, so a stale
+ * or too long XDG_RUNTIME_DIR falls back quietly.  mkdtemp makes it 0700,
+ * which with SO_PEERCRED in the daemon keeps other users out.
+ */
+static char *make_dir(void)
+{
+	const char *bases[] = { getenv("XDG_RUNTIME_DIR"), getenv("TMPDIR"),
+				"/tmp" };
+	const char *last = "/tmp";
+	int err = 0;
+
+	for (size_t i = 0; i < sizeof(bases) / sizeof(bases[0]); i++) {
+		const char *base = bases[i];
+		size_t len;
+		char *dir;
+
+		if (!base || !*base)
+			continue;
+		last = base;
+		err = -check_base(base);
+		if (err)
+			continue;
+		len = strlen(base);
+		dir = xasprintf("%s%s" DIR_TEMPLATE, base,
+				base[len - 1] == '/' ? "" : "/");
+		if (strlen(dir) + sizeof("/" SOCK_NAME) > SUN_PATH_MAX) {
+			err = ENAMETOOLONG;
+		} else if (mkdtemp(dir)) {
+			return dir;
+		} else {
+			err = errno;
+		}
+		free(dir);
+	}
+	if (err == ENAMETOOLONG)
+		die("cannot make the socket directory in %s: the socket path "
+		    "would exceed %zu bytes",
+		    last, SUN_PATH_MAX - 1);
+	errno = err;
+	die_errno("cannot make the socket directory in %s", last);
+}
+
+/* The daemon's environment: ours without LD_PRELOAD and FAKEENV_*, so it
+ * never runs under our own shim, not even when we were started from inside
+ * a session whose daemon is gone. */
+static char **daemon_env(void)
+{
+	extern char **environ;
+	size_t n = 0, k = 0;
+	char **env;
+
+	while (environ[n])
+		n++;
+	env = xmalloc((n + 1) * sizeof(*env));
+	for (size_t i = 0; i < n; i++) {
+		const char *v = environ[i];
+
+		if (!strncmp(v, "LD_PRELOAD=", 11) ||
+		    !strncmp(v, "FAKEENV_", 8))
+			continue;
+		env[k++] = environ[i];
+	}
+	env[k] = NULL;
+	return env;
+}
+
+__attribute__((noreturn))
+static void child_fail(int err, const char *what, const char *path)
+{
+	fe_msg(err, "cannot start the daemon %s: %s", path, what);
+	_exit(FE_EXIT_FAIL);
+}
+
+/* Close every fd from 4 up without depending on RLIMIT_NOFILE: inherited
+ * fds (a make jobserver pipe, a pipe to tee) must not be held open by a
+ * daemon that may outlive us.  /proc/self/fd covers kernels before 5.9. */
+static void close_from_4(void)
+{
+	DIR *d;
+	struct dirent *e;
+
+	if (syscall(SYS_close_range, 4U, ~0U, 0U) == 0)
+		return;
+	d = opendir("/proc/self/fd");
+	if (!d)
+		return;
+	while ((e = readdir(d))) {
+		int fd = atoi(e->d_name);
+
+		if (fd >= 4 && fd != dirfd(d))
+			close(fd);
+	}
+	closedir(d);
+}
+
+/*
+ * In the forked child: become fakeenvd.  Its own session (setsid) keeps
+ * terminal signals meant for CMD away from it; it is told to stop through
+ * the protocol, never by signal.  stdout and stdin are /dev/null so it
+ * holds no pipe of our caller's open; stderr stays for its messages.
+ */
+__attribute__((noreturn))
+static void exec_daemon(int lfd, const char *path, char *const argv[],
+			char *const envp[])
+{
+	int nul;
+
+	if (setsid() < 0)
+		child_fail(errno, "setsid", path);
+	if (lfd != DAEMON_LISTEN_FD && dup2(lfd, DAEMON_LISTEN_FD) < 0)
+		child_fail(errno, "dup2", path);
+	/* dup2 onto itself keeps CLOEXEC: clear it explicitly. */
+	if (fcntl(DAEMON_LISTEN_FD, F_SETFD, 0) < 0)
+		child_fail(errno, "fcntl", path);
+	nul = open("/dev/null", O_RDWR | O_CLOEXEC);
+	if (nul < 0)
+		child_fail(errno, "/dev/null", path);
+	if (dup2(nul, STDIN_FILENO) < 0 || dup2(nul, STDOUT_FILENO) < 0)
+		child_fail(errno, "dup2", path);
+	close_from_4();
+	/* The raw syscall: a shim preloaded into this launcher would wrap
+	 * execve and put LD_PRELOAD back. */
+	syscall(SYS_execve, path, argv, envp);
+	child_fail(errno, "exec", path);
+}
+
+static void describe_status(char *buf, size_t size, int st)
+{
+	if (WIFEXITED(st))
+		snprintf(buf, size, "exit status %d", WEXITSTATUS(st));
+	else if (WIFSIGNALED(st))
+		snprintf(buf, size, "killed by signal %d", WTERMSIG(st));
+	else
+		snprintf(buf, size, "wait status %#x", (unsigned)st);
+}
+
+static void remove_dir(struct fe_sess *s)
+{
+	if (unlink(s->sock) < 0 && errno != ENOENT)
+		fe_msg(errno, "cannot remove %s", s->sock);
+	if (rmdir(s->dir) < 0 && errno != ENOENT)
+		fe_msg(errno, "cannot remove %s", s->dir);
+}
+
+/* Kill and reap the daemon; its wait status, or -1 when there was none. */
+static int stop_daemon(struct fe_sess *s)
+{
+	int st;
+
+	if (s->ctl >= 0) {
+		close(s->ctl);
+		s->ctl = -1;
+	}
+	if (s->daemon <= 0)
+		return -1;
+	kill(s->daemon, SIGKILL);
+	while (waitpid(s->daemon, &st, 0) < 0)
+		if (errno != EINTR)
+			return -1;
+	s->daemon = 0;
+	return st;
+}
+
+void fe_sess_fail(struct fe_sess *s, const char *daemon, int err)
+{
+	int st = stop_daemon(s);
+	bool ended = st != -1;
+
+	/* Say why once: a daemon that exited 125 has said it already, one
+	 * that ended by itself tells more than our broken connection. */
+	if (ended && WIFEXITED(st) && WEXITSTATUS(st) != FE_EXIT_FAIL)
+		fe_msg(0, "cannot start the daemon %s: it exited with status %d",
+		       daemon, WEXITSTATUS(st));
+	else if (ended && WIFSIGNALED(st) && WTERMSIG(st) != SIGKILL)
+		fe_msg(0, "cannot start the daemon %s: killed by signal %d",
+		       daemon, WTERMSIG(st));
+	else if (!ended || !WIFEXITED(st))
+		fe_msg(err, "cannot start the daemon %s", daemon);
+	remove_dir(s);
+	exit(FE_EXIT_FAIL);
+}
+
+/* A failure before the daemon runs: say what, undo, exit 125. */
+__attribute__((noreturn, format(printf, 3, 4)))
+static void start_fail(struct fe_sess *s, int err, const char *fmt, ...)
+{
+	char what[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof(what), fmt, ap);
+	va_end(ap);
+	fe_msg(err, "%s", what);
+	stop_daemon(s);
+	remove_dir(s);
+	exit(FE_EXIT_FAIL);
+}
+
+void fe_sess_start(struct fe_sess *s, const char *daemon, bool unknown_is_real)
+{
+	struct sockaddr_un sa;
+	char fdbuf[16];
+	char *argv[8];
+	char **envp;
+	struct fe_req req = { .op = FE_OP_STATS, .version = FE_PROTO_VERSION };
+	struct fe_rep rep;
+	int lfd, argc = 0, r;
+	pid_t pid;
+
+	s->ctl = -1;
+	s->daemon = 0;
+	s->dir = make_dir();
+	s->sock = xasprintf("%s/" SOCK_NAME, s->dir);
+	if (!fill_addr(&sa, s->sock)) /* make_dir() checked the length */
+		start_fail(s, ENAMETOOLONG, "socket %s", s->sock);
+
+	lfd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	if (lfd < 0)
+		start_fail(s, errno, "cannot create a socket");
+	if (bind(lfd, (struct sockaddr *)&sa, sizeof(sa)) < 0)
+		start_fail(s, errno, "cannot bind %s", s->sock);
+	if (listen(lfd, 128) < 0)
+		start_fail(s, errno, "cannot listen on %s", s->sock);
+
+	snprintf(fdbuf, sizeof(fdbuf), "%d", DAEMON_LISTEN_FD);
+	argv[argc++] = (char *)daemon;
+	argv[argc++] = "--listen-fd";
+	argv[argc++] = fdbuf;
+	argv[argc++] = "--dir";
+	argv[argc++] = s->dir;
+	if (unknown_is_real)
+		argv[argc++] = "--unknown-is-real";
+	argv[argc] = NULL;
+	envp = daemon_env();
+
+	pid = fork();
+	if (pid < 0)
+		start_fail(s, errno, "cannot start the daemon: fork");
+	if (pid == 0)
+		exec_daemon(lfd, daemon, argv, envp);
+	s->daemon = pid;
+	free(envp);
+
+	/* The socket listens already: the connection waits in the backlog
+	 * until the daemon accepts it, so there is no startup race. */
+	s->ctl = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	if (s->ctl < 0)
+		start_fail(s, errno, "cannot start the daemon: socket");
+	if (connect(s->ctl, (struct sockaddr *)&sa, sizeof(sa)) < 0)
+		start_fail(s, errno, "cannot start the daemon: connect %s",
+			   s->sock);
+	/* Now the daemon holds the only listening fd: if it dies, our
+	 * pending connection is reset and the STATS below fails. */
+	close(lfd);
+
+	r = fe_sess_call(s, &req, &rep);
+	if (r < 0)
+		fe_sess_fail(s, daemon, -r);
+}
+
+int fe_sess_call(struct fe_sess *s, const struct fe_req *req,
+		 struct fe_rep *rep)
+{
+	union {
+		struct fe_rep rep;
+		char buf[sizeof(struct fe_rep) + 1]; /* to see a long reply */
+	} in;
+	ssize_t n;
+
+	if (s->ctl < 0)
+		return -EBADF;
+	do
+		n = send(s->ctl, req, sizeof(*req), MSG_NOSIGNAL);
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return errno == EPIPE ? -ECONNRESET : -errno;
+	if ((size_t)n != sizeof(*req))
+		return -EPROTO;
+	do
+		n = recv(s->ctl, &in, sizeof(in), 0);
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return -errno;
+	if (n == 0)
+		return -ECONNRESET;
+	if ((size_t)n != sizeof(*rep) || in.rep.err > 0)
+		return -EPROTO;
+	*rep = in.rep;
+	return rep->err;
+}
+
+int fe_sess_attach(struct fe_sess *s, pid_t pid, pid_t pgid)
+{
+	struct fe_req req = {
+		.op = FE_OP_SESSION,
+		.version = FE_PROTO_VERSION,
+		.ino = (uint64_t)pid,
+		.dev = (uint64_t)pgid,
+	};
+	struct fe_rep rep;
+
+	return fe_sess_call(s, &req, &rep);
+}
+
+void fe_sess_detach(struct fe_sess *s)
+{
+	struct fe_req req = { .op = FE_OP_DETACH, .version = FE_PROTO_VERSION };
+	struct fe_rep rep;
+	int r = fe_sess_call(s, &req, &rep);
+	int st = 0;
+	pid_t pid;
+
+	if (s->ctl >= 0) {
+		close(s->ctl);
+		s->ctl = -1;
+	}
+	/* Usually still running: it serves CMD's leftover children and
+	 * leaves by itself when its last client is gone.  Never wait. */
+	do
+		pid = waitpid(s->daemon, &st, WNOHANG);
+	while (pid < 0 && errno == EINTR);
+	if (pid == s->daemon) {
+		s->daemon = 0;
+		remove_dir(s);
+	}
+	if (r < 0) {
+		char how[64] = "";
+
+		if (pid > 0)
+			describe_status(how, sizeof(how), st);
+		fe_msg(-r, "the daemon died before the session ended%s%s%s",
+		       *how ? " (" : "", how, *how ? ")" : "");
+	}
+}

@@ -1,0 +1,53 @@
+/*
+ * A session: the private socket directory, the daemon we started for it
+ * and our control connection to that daemon.  The control connection is
+ * what keeps CMD alive: if it closes without a DETACH (the launcher died,
+ * even of SIGKILL), the daemon kills CMD and its process group.
+ */
+#ifndef FE_LAUNCHER_SESSION_H
+#define FE_LAUNCHER_SESSION_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+#include "fakeenv/proto.h"
+
+struct fe_sess {
+	char *dir;    /* private 0700 directory, made by mkdtemp (malloc'd) */
+	char *sock;   /* dir + "/sock": FAKEENV_SOCKET (malloc'd) */
+	int ctl;      /* control connection, CLOEXEC; -1 when closed */
+	pid_t daemon; /* our child fakeenvd; 0 once reaped */
+};
+
+/* Whether a daemon answers a connect() on the socket PATH: true for a live
+ * outer session (a nested call), false when it is gone. */
+bool fe_sess_alive(const char *path);
+
+/* Make the socket directory, start DAEMON (fakeenvd) listening in it with
+ * the given options and open the control connection; one STATS round trip
+ * proves the daemon is serving before any CMD exists.  Dies with exit 125
+ * and cleans up after itself on any failure. */
+void fe_sess_start(struct fe_sess *s, const char *daemon, bool unknown_is_real);
+
+/* One request, one reply on the control connection.  Returns 0, the
+ * daemon's -errno from rep->err, or -errno of the transport (-ECONNRESET
+ * when the daemon closed the connection, -EPROTO for a malformed reply). */
+int fe_sess_call(struct fe_sess *s, const struct fe_req *req,
+		 struct fe_rep *rep);
+
+/* Tell the daemon which process (PID) and group (PGID, 0 for none) to kill
+ * if the launcher dies.  Returns 0 or -errno. */
+int fe_sess_attach(struct fe_sess *s, pid_t pid, pid_t pgid);
+
+/* Leave the session normally: DETACH, close the control connection, and
+ * reap the daemon if it is already gone (then remove its directory).  The
+ * daemon itself stays while other clients (background children of CMD)
+ * remain.  Says on stderr if the daemon died during the session. */
+void fe_sess_detach(struct fe_sess *s);
+
+/* Give up a session whose daemon failed (ERR: what our last call to it
+ * got): kill and reap DAEMON, say why, remove the directory, exit 125. */
+__attribute__((noreturn))
+void fe_sess_fail(struct fe_sess *s, const char *daemon, int err);
+
+#endif
