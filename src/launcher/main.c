@@ -28,7 +28,7 @@
 
 struct opts {
 	bool unknown_is_real; /* -u: unrecorded files keep their real owner */
-	char **cmd;           /* CMD and its ARGS, NULL-terminated, never empty */
+	char **cmd;           /* CMD and ARGS, NULL-terminated, never empty */
 };
 
 /* Long-only options take ids from here, above every short letter. */
@@ -63,10 +63,11 @@ static void usage_short(void)
 
 static void help(void)
 {
-	printf(USAGE_LINE
-	       "Run CMD (default: $SHELL) as if root ran it, with no privilege:\n"
-	       "the owners, modes and device nodes it makes are recorded and\n"
-	       "shown back to it, never applied.\n\n");
+	fputs(USAGE_LINE
+	      "Run CMD (default: $SHELL) as if root ran it, with no privilege:\n"
+	      "the owners, modes and device nodes it makes are recorded and\n"
+	      "shown back to it, never applied.\n\n",
+	      stdout);
 	for (size_t i = 0; i < FE_ARRAY_LEN(opt_defs); i++) {
 		const struct opt_def *d = &opt_defs[i];
 		char left[64];
@@ -165,10 +166,19 @@ static void open_std_fds(void)
 	}
 }
 
-/* Remove every entry naming LIB (by name) from the LD_PRELOAD list PRE.
- * Returns a malloc'd list, possibly empty. */
-static char *preload_without(const char *pre, const char *lib1,
-			     const char *lib2)
+/* Whether an LD_PRELOAD entry is a libfakeenv.so: the one the dead
+ * session named, or any by that name (an older build, another tree). */
+static bool is_our_lib(const char *entry, const char *env_lib)
+{
+	const char *base = strrchr(entry, '/');
+
+	base = base ? base + 1 : entry;
+	return (env_lib && !strcmp(entry, env_lib)) || !strcmp(base, LIB_NAME);
+}
+
+/* The LD_PRELOAD list PRE without our library.  Returns a malloc'd list,
+ * possibly empty. */
+static char *preload_without(const char *pre, const char *env_lib)
 {
 	char *copy = xstrdup(pre), *out = xmalloc(strlen(pre) + 1);
 	char *save = NULL, *tok;
@@ -176,7 +186,7 @@ static char *preload_without(const char *pre, const char *lib1,
 
 	for (tok = strtok_r(copy, ": ", &save); tok;
 	     tok = strtok_r(NULL, ": ", &save)) {
-		if ((lib1 && !strcmp(tok, lib1)) || (lib2 && !strcmp(tok, lib2)))
+		if (is_our_lib(tok, env_lib))
 			continue;
 		if (n)
 			out[n++] = ':';
@@ -191,45 +201,42 @@ static char *preload_without(const char *pre, const char *lib1,
 /*
  * FAKEENV_SOCKET names a daemon that is gone: start afresh.  Our own shim
  * may be preloaded into this very process; its wrappers would keep talking
- * to the dead daemon and its exec wrappers would put the old session's
- * variables back.  So drop the session from the environment and, when the
- * shim is in LD_PRELOAD, re-exec ourselves without it.
+ * to the dead daemon (so nothing here may stat a file) and its exec
+ * wrappers would put the old session's variables back.  So drop the
+ * session from the environment and, when the shim is in LD_PRELOAD,
+ * re-execute ourselves without it.
  */
-static void leave_dead_session(char **argv, const char *self)
+static void leave_dead_session(char **argv)
 {
 	const char *pre = getenv("LD_PRELOAD");
-	char *env_lib = getenv(FE_ENV_LIB);
-	char *own_lib = fe_loc_find(self, LIB_NAME, LIB_REL, R_OK);
 	char *rest;
-	bool reexec;
 
-	env_lib = env_lib ? xstrdup(env_lib) : NULL;
+	if (pre) {
+		rest = preload_without(pre, getenv(FE_ENV_LIB));
+		if (!strcmp(rest, pre)) {
+			free(rest);
+			rest = NULL;
+		}
+	} else {
+		rest = NULL;
+	}
 	unsetenv(FE_ENV_SOCKET);
 	unsetenv(FE_ENV_LIB);
 	unsetenv(FE_ENV_UIDS);
 	unsetenv(FE_ENV_GIDS);
 	unsetenv(FE_ENV_GROUPS);
-	if (!pre)
-		goto out;
-	rest = preload_without(pre, env_lib, own_lib);
-	reexec = strcmp(rest, pre) != 0;
-	if (*rest) {
-		if (setenv("LD_PRELOAD", rest, 1) < 0)
-			die_errno("cannot set LD_PRELOAD");
-	} else {
-		unsetenv("LD_PRELOAD");
-	}
-	free(rest);
-	if (reexec) {
+	if (rest) {
 		extern char **environ;
+		char *self = fe_loc_self();
 
+		if (*rest && setenv("LD_PRELOAD", rest, 1) < 0)
+			die_errno("cannot set LD_PRELOAD");
+		if (!*rest)
+			unsetenv("LD_PRELOAD");
 		/* Raw: the shim's execve wrapper would restore it all. */
 		syscall(SYS_execve, self, argv, environ);
 		die_errno("cannot re-execute %s", self);
 	}
-out:
-	free(env_lib);
-	free(own_lib);
 }
 
 int main(int argc, char **argv)
@@ -254,11 +261,9 @@ int main(int argc, char **argv)
 			fe_run_exec(o.cmd);
 		}
 		fe_msg(0, "no daemon at %s: starting a fresh session", outer);
-		self = fe_loc_self();
-		leave_dead_session(argv, self);
-	} else {
-		self = fe_loc_self();
+		leave_dead_session(argv);
 	}
+	self = fe_loc_self();
 
 	/* A SIGCHLD ignored by our caller would make the kernel reap CMD
 	 * and the daemon behind our back. */

@@ -247,8 +247,8 @@ void fe_sess_fail(struct fe_sess *s, const char *daemon, int err)
 	/* Say why once: a daemon that exited 125 has said it already, one
 	 * that ended by itself tells more than our broken connection. */
 	if (ended && WIFEXITED(st) && WEXITSTATUS(st) != FE_EXIT_FAIL)
-		fe_msg(0, "cannot start the daemon %s: it exited with status %d",
-		       daemon, WEXITSTATUS(st));
+		fe_msg(0, "cannot start the daemon %s: exit status %d", daemon,
+		       WEXITSTATUS(st));
 	else if (ended && WIFSIGNALED(st) && WTERMSIG(st) != SIGKILL)
 		fe_msg(0, "cannot start the daemon %s: killed by signal %d",
 		       daemon, WTERMSIG(st));

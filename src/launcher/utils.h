@@ -16,7 +16,8 @@
 
 /* Print "fakeenv: <message>" and, when err is not 0, ": <strerror(err)>",
  * in one write(2) to stderr.  errno is kept. */
-void fe_msg(int err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+__attribute__((format(printf, 2, 3)))
+void fe_msg(int err, const char *fmt, ...);
 
 /* fe_msg() then exit(FE_EXIT_FAIL).  die_errno() reports the errno current
  * at the call, saved before anything else runs. */
