@@ -160,13 +160,16 @@ static void new_rec(const struct fe_srv *s, const struct fe_req *req,
 }
 
 /* A record no longer describes the file at its key when the real type
- * differs from the one recorded (a faked device is a regular file). */
+ * differs from the one recorded (a faked device is a regular file).  A
+ * faked device may also come back with its faked type: the shim fixes up
+ * glibc's fts entries in place, and fts_children then fts_read hand it
+ * the same entry twice. */
 static bool stale(const struct fe_rec *rec, uint32_t real_mode)
 {
 	uint32_t real_type = real_mode & S_IFMT;
 
 	if (rec->flags & FE_REC_DEV_SET)
-		return real_type != S_IFREG;
+		return real_type != S_IFREG && real_type != (rec->mode & S_IFMT);
 	return (rec->mode & S_IFMT) != real_type;
 }
 

@@ -412,6 +412,16 @@ static void test_mknod_create(void)
 	chmod_(0666, REG(0600));
 	CHECK("CHMOD of a faked chr keeps type and rdev",
 	      rep_is(FE_R_FOUND | FE_R_DEV, 3, 5, S_IFCHR | 0666, makedev(4, 1)));
+	get(S_IFCHR | 0666);
+	CHECK("GET of a faked chr with its faked type (fts twice) keeps it",
+	      rep_is(FE_R_FOUND | FE_R_DEV, 3, 5, S_IFCHR | 0666, makedev(4, 1)));
+	get(S_IFBLK | 0666);
+	CHECK("GET of a faked chr seen as blk is stale",
+	      rep_is(0, 0, 0, S_IFBLK | 0666, 0) && fe_tab_count(&srv.tab) == 0);
+	r.real_mode = REG(0600);
+	serve(&r, "/dev/tty1");
+	chown_(FE_F_UID, 3, 0, REG(0600));
+	chmod_(0666, REG(0600));
 	get(DIR_(0755));
 	CHECK("GET: a faked chr whose file became a directory is stale",
 	      rep_is(0, 0, 0, DIR_(0755), 0) && fe_tab_count(&srv.tab) == 0);
