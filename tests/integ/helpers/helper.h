@@ -1,0 +1,70 @@
+/*
+ * Shared bits of the integration helpers: each helper is a plain program
+ * (not linked to the shim) with one subcommand per libc entry point.  On
+ * success it prints its result on stdout and exits 0; on failure it prints
+ * "ERR <errno name>" and exits 1.  Included by each helper; not built alone.
+ */
+#ifndef FE_TESTS_HELPER_H
+#define FE_TESTS_HELPER_H
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/types.h>
+
+/* Print "ERR <name>" for errno value e; returns the exit status 1. */
+static inline int err_out(int e)
+{
+	const char *n = strerrorname_np(e);
+
+	if (n)
+		printf("ERR %s\n", n);
+	else
+		printf("ERR %d\n", e);
+	return 1;
+}
+
+/* Prints "uid gid mode(octal, type bits included) major minor". */
+static inline void print_meta(unsigned long uid, unsigned long gid,
+			      unsigned long mode, dev_t rdev)
+{
+	printf("%lu %lu %lo %u %u\n", uid, gid, mode, major(rdev),
+	       minor(rdev));
+}
+
+/* A decimal number; -1 allowed (for "leave unchanged"). */
+static inline long num(const char *s)
+{
+	char *end;
+	long v = strtol(s, &end, 10);
+
+	if (*s == '\0' || *end != '\0') {
+		fprintf(stderr, "bad number: %s\n", s);
+		exit(2);
+	}
+	return v;
+}
+
+/* An octal mode. */
+static inline mode_t omode(const char *s)
+{
+	char *end;
+	long v = strtol(s, &end, 8);
+
+	if (*s == '\0' || *end != '\0') {
+		fprintf(stderr, "bad mode: %s\n", s);
+		exit(2);
+	}
+	return (mode_t)v;
+}
+
+static inline int usage(const char *u)
+{
+	fprintf(stderr, "usage: %s\n", u);
+	return 2;
+}
+
+#endif

@@ -1,0 +1,156 @@
+/*
+ * mk: entry points that create a file, one subcommand each.
+ *   mk [-f U:G] [-e U:G] CALL ARGS
+ *   open|open64|openat|openat64|open-excl|creat|creat64 PATH [MODE]
+ *   fopen|fopen64|freopen|freopen64 PATH      (mode "w")
+ *   fopen-x PATH                              (mode "wx")
+ *   __open_2|__open64_2|__openat_2|__openat64_2 PATH  (O_RDWR, no O_CREAT:
+ *       the fortified forms abort on O_CREAT; prints the fd's fstat)
+ *   mkdir|mkdirat PATH [MODE]
+ *   symlink|symlinkat TARGET PATH
+ *   link|linkat|linkat-follow OLD NEW
+ *   mkstemp TEMPLATE                          (prints the name)
+ * -f sets the fs ids (setfsgid, setfsuid), -e the effective ids (setegid,
+ * seteuid) before the call.  Prints "ok" on success.
+ */
+#include "helper.h"
+
+#include <fcntl.h>
+#include <sys/fsuid.h>
+#include <unistd.h>
+
+int __open_2(const char *path, int flags);
+int __open64_2(const char *path, int flags);
+int __openat_2(int dirfd, const char *path, int flags);
+int __openat64_2(int dirfd, const char *path, int flags);
+
+static void ids(const char *s, long *u, long *g)
+{
+	char *end;
+
+	*u = strtol(s, &end, 10);
+	if (*end != ':') {
+		fprintf(stderr, "bad U:G: %s\n", s);
+		exit(2);
+	}
+	*g = num(end + 1);
+}
+
+int main(int argc, char **argv)
+{
+	const char *call, *path;
+	mode_t m;
+	long u, g;
+	int r, fd = -1, i = 1;
+	FILE *fp;
+
+	while (i + 1 < argc && argv[i][0] == '-') {
+		ids(argv[i + 1], &u, &g);
+		if (!strcmp(argv[i], "-f")) {
+			setfsgid((gid_t)g);
+			setfsuid((uid_t)u);
+		} else if (!strcmp(argv[i], "-e")) {
+			if (setegid((gid_t)g) != 0 || seteuid((uid_t)u) != 0)
+				return err_out(errno);
+		} else {
+			return usage("mk [-f U:G] [-e U:G] CALL ARGS");
+		}
+		i += 2;
+	}
+	if (argc - i < 2)
+		return usage("mk [-f U:G] [-e U:G] CALL ARGS");
+	call = argv[i];
+	path = argv[i + 1];
+	m = argc - i > 2 ? omode(argv[i + 2]) : 0644;
+	const int cf = O_WRONLY | O_CREAT | O_CLOEXEC;
+
+	if (!strcmp(call, "open"))
+		r = fd = open(path, cf, m);
+	else if (!strcmp(call, "open-excl"))
+		r = fd = open(path, cf | O_EXCL, m);
+	else if (!strcmp(call, "open64"))
+		r = fd = open64(path, cf, m);
+	else if (!strcmp(call, "openat"))
+		r = fd = openat(AT_FDCWD, path, cf, m);
+	else if (!strcmp(call, "openat64"))
+		r = fd = openat64(AT_FDCWD, path, cf, m);
+	else if (!strcmp(call, "creat"))
+		r = fd = creat(path, m);
+	else if (!strcmp(call, "creat64"))
+		r = fd = creat64(path, m);
+	else if (!strncmp(call, "__open", 6)) {
+		struct stat st;
+
+		if (!strcmp(call, "__open_2"))
+			fd = __open_2(path, O_RDWR);
+		else if (!strcmp(call, "__open64_2"))
+			fd = __open64_2(path, O_RDWR);
+		else if (!strcmp(call, "__openat_2"))
+			fd = __openat_2(AT_FDCWD, path, O_RDWR);
+		else if (!strcmp(call, "__openat64_2"))
+			fd = __openat64_2(AT_FDCWD, path, O_RDWR);
+		else
+			return usage("mk: unknown CALL");
+		if (fd < 0 || fstat(fd, &st) != 0)
+			return err_out(errno);
+		print_meta(st.st_uid, st.st_gid, st.st_mode, st.st_rdev);
+		return 0;
+	} else if (!strncmp(call, "fopen", 5) || !strncmp(call, "freopen", 7)) {
+		if (!strcmp(call, "fopen"))
+			fp = fopen(path, "w");
+		else if (!strcmp(call, "fopen-x"))
+			fp = fopen(path, "wx");
+		else if (!strcmp(call, "fopen64"))
+			fp = fopen64(path, "w");
+		else if (!strcmp(call, "freopen") ||
+			 !strcmp(call, "freopen64")) {
+			fp = fopen("/dev/null", "r");
+			if (!fp)
+				return err_out(errno);
+			if (!strcmp(call, "freopen"))
+				fp = freopen(path, "w", fp);
+			else
+				fp = freopen64(path, "w", fp);
+		} else {
+			return usage("mk: unknown CALL");
+		}
+		if (!fp)
+			return err_out(errno);
+		r = fclose(fp);
+	} else if (!strcmp(call, "mkdir")) {
+		r = mkdir(path, argc - i > 2 ? m : 0755);
+	} else if (!strcmp(call, "mkdirat")) {
+		r = mkdirat(AT_FDCWD, path, argc - i > 2 ? m : 0755);
+	} else if (!strcmp(call, "mkstemp")) {
+		char buf[4096];
+
+		snprintf(buf, sizeof(buf), "%s", path);
+		r = fd = mkstemp(buf);
+		if (r >= 0) {
+			printf("%s\n", buf);
+			return 0;
+		}
+	} else {
+		if (argc - i != 3)
+			return usage("mk CALL A B");
+		const char *b = argv[i + 2];
+
+		if (!strcmp(call, "symlink"))
+			r = symlink(path, b);
+		else if (!strcmp(call, "symlinkat"))
+			r = symlinkat(path, AT_FDCWD, b);
+		else if (!strcmp(call, "link"))
+			r = link(path, b);
+		else if (!strcmp(call, "linkat"))
+			r = linkat(AT_FDCWD, path, AT_FDCWD, b, 0);
+		else if (!strcmp(call, "linkat-follow"))
+			r = linkat(AT_FDCWD, path, AT_FDCWD, b,
+				   AT_SYMLINK_FOLLOW);
+		else
+			return usage("mk: unknown CALL");
+	}
+	if (r < 0)
+		return err_out(errno);
+	printf("ok\n");
+	return 0;
+}
