@@ -1,0 +1,205 @@
+# tests/integ/lib.sh: sourced by every tests/integ/t-*.sh.
+#
+# Gives each script:
+#   BUILD  absolute build dir ($FAKEENV_BUILD, default build/)
+#   FE     the launcher;  H  the helper programs' dir
+#   T      a private temp dir (removed on exit); W=$T/w, the working dir
+#          (the script runs in it), writable by the test user;
+#          TMPDIR=$T/tmp, where the launcher puts its socket dir
+#   TUID, TGID  the unprivileged test user (65534 when run as root)
+# and functions:
+#   as_user CMD...  run CMD as the test user (setpriv when we are root:
+#                   under real root every fake succeeds for real)
+#   fe CMD...       as_user $FE -- CMD...: one fake-root session
+#   fe_opt OPT... -- CMD...   the same with launcher options
+#   ok NAME / fail NAME WHY / check_eq NAME GOT WANT / check_ne /
+#   check_match NAME GOT ERE / check_cmd NAME CMD... / check_no NAME CMD...
+#   must WHAT CMD...  setup that must work: on failure "not ok", exit 1
+#   wait_until SECS CMD...    poll CMD every 0.1 s, at most SECS
+#   session_pids NAME         pids of process NAME of the test user that
+#                             belong to this script (env, cwd or socket)
+#   done_testing    the last line of each script
+# A script that ends before done_testing (set -u, a crash, exit) prints a
+# "not ok" line: no script can pass silently.
+
+set -u
+set -o pipefail
+
+SCRIPT=$(basename "$0" .sh)
+_n_ok=0
+_n_fail=0
+_done=0
+
+ok() {
+	echo "ok - $1"
+	_n_ok=$((_n_ok + 1))
+}
+
+fail() {
+	local name=$1; shift
+	# One line per case: the runner counts lines.
+	echo "not ok - $name: $(printf '%s' "$*" | tr '\n' '|' | cut -c1-600)"
+	_n_fail=$((_n_fail + 1))
+}
+
+check_eq() {
+	if [ "$2" = "$3" ]; then ok "$1"; else fail "$1" "got '$2', want '$3'"; fi
+}
+
+check_ne() {
+	if [ "$2" != "$3" ]; then ok "$1"; else fail "$1" "got '$2', which it must not be"; fi
+}
+
+check_match() {
+	if [[ $2 =~ $3 ]]; then ok "$1"; else fail "$1" "got '$2', want a match of /$3/"; fi
+}
+
+# check_cmd NAME CMD...: CMD must exit 0.
+check_cmd() {
+	local name=$1 out rc; shift
+	out=$("$@" 2>&1); rc=$?
+	if [ $rc -eq 0 ]; then ok "$name"; else fail "$name" "exit $rc: $out"; fi
+}
+
+# check_no NAME CMD...: CMD must exit non-zero.
+check_no() {
+	local name=$1 out rc; shift
+	out=$("$@" 2>&1); rc=$?
+	if [ $rc -ne 0 ]; then ok "$name"; else fail "$name" "exit 0, want failure: $out"; fi
+}
+
+bail() {
+	fail "$SCRIPT" "$*"
+	exit 1
+}
+
+# must WHAT CMD...: a setup step; its failure ends the script.
+must() {
+	local what=$1 out rc; shift
+	out=$("$@" 2>&1); rc=$?
+	[ $rc -eq 0 ] || bail "setup failed: $what: exit $rc: $out"
+}
+
+done_testing() {
+	_done=1
+	if [ $((_n_ok + _n_fail)) -eq 0 ]; then
+		fail "$SCRIPT" "no test case ran"
+	fi
+	[ "$_n_fail" -eq 0 ] && exit 0
+	exit 1
+}
+
+wait_until() {
+	local secs=$1 i; shift
+	for ((i = 0; i < secs * 10; i++)); do
+		"$@" >/dev/null 2>&1 && return 0
+		sleep 0.1
+	done
+	"$@" >/dev/null 2>&1
+}
+
+# --- where things are -------------------------------------------------------
+
+_root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+_b=${FAKEENV_BUILD:-build}
+case $_b in /*) ;; *) _b=$_root/$_b ;; esac
+BUILD=$(cd "$_b" 2>/dev/null && pwd) || { echo "not ok - $SCRIPT: no build dir $_b (run make)"; exit 1; }
+FE=$BUILD/fakeenv
+H=$BUILD/tests/helpers
+export FE H
+unset _b
+
+if [ "$(id -u)" = 0 ]; then
+	TUID=${FAKEENV_TEST_UID:-65534}
+	TGID=${FAKEENV_TEST_GID:-65534}
+	as_user() {
+		setpriv --reuid="$TUID" --regid="$TGID" --clear-groups -- "$@"
+	}
+else
+	TUID=$(id -u)
+	TGID=$(id -g)
+	as_user() { "$@"; }
+fi
+
+fe() { as_user "$FE" -- "$@"; }
+fe_opt() { as_user "$FE" "$@"; }
+
+# Hook: with FAKEENV_VALGRIND=1 the launcher is to run the daemon under
+# valgrind once it supports that (an option or variable of its own); until
+# then only the unit tests run under valgrind.
+: "${FAKEENV_VALGRIND:=0}"
+
+# --- the temp dir -----------------------------------------------------------
+
+T=$(mktemp -d /tmp/fakeenv-"$SCRIPT".XXXXXX) || { echo "not ok - $SCRIPT: mktemp failed"; exit 1; }
+W=$T/w
+mkdir -p "$W" "$T/tmp"
+chmod 0755 "$T" "$W" "$T/tmp"
+[ "$(id -u)" = 0 ] && chown -R "$TUID:$TGID" "$T"
+export TMPDIR=$T/tmp HOME=$T
+unset XDG_RUNTIME_DIR FAKEENV_SOCKET FAKEENV_UIDS FAKEENV_GIDS FAKEENV_GROUPS FAKEENV_LIB
+unset LD_PRELOAD
+
+# Inodes of the listening sockets under $T (the daemon's).
+_sock_inodes() {
+	awk -v t="$T/" 'index($8, t) == 1 { print $7 }' /proc/net/unix 2>/dev/null
+}
+
+# _mine PID: the process belongs to this script's sessions.
+_mine() {
+	local pid=$1 fd l ino
+	{ tr "\0" "\n" </proc/"$pid"/environ; } 2>/dev/null | grep -qxF "TMPDIR=$T/tmp" && return 0
+	case $(readlink /proc/"$pid"/cwd 2>/dev/null) in "$T"/*|"$T") return 0 ;; esac
+	for fd in /proc/"$pid"/fd/*; do
+		l=$(readlink "$fd" 2>/dev/null) || continue
+		case $l in socket:\[*\])
+			ino=${l#socket:[}; ino=${ino%]}
+			_sock_inodes | grep -qx "$ino" && return 0 ;;
+		esac
+	done
+	return 1
+}
+
+session_pids() {
+	local p
+	for p in $(pgrep -u "$TUID" -x "$1"); do
+		_mine "$p" && echo "$p"
+	done
+}
+
+# no_procs NAME...: none of these processes of this script is alive.
+no_procs() {
+	local n
+	for n in "$@"; do
+		[ -z "$(session_pids "$n")" ] || return 1
+	done
+}
+
+_cleanup() {
+	local rc=$? p
+	if [ "$_done" != 1 ]; then
+		echo "not ok - $SCRIPT: ended before done_testing (exit $rc)"
+		rc=1
+	fi
+	# Whatever a failed test left running as the test user in our dir.
+	for p in $(pgrep -u "$TUID"); do
+		_mine "$p" && kill -9 "$p" 2>/dev/null
+	done
+	cd /
+	chmod -R u+rwX "$T" 2>/dev/null
+	rm -rf "$T"
+	exit $rc
+}
+trap _cleanup EXIT
+
+# --- preconditions ----------------------------------------------------------
+
+for _f in "$FE" "$BUILD/fakeenvd" "$BUILD/libfakeenv.so"; do
+	[ -e "$_f" ] || bail "$_f is not built (make)"
+done
+as_user test -x "$FE" -a -r "$BUILD/libfakeenv.so" -a -x "$H" || \
+	bail "the build dir $BUILD is not readable/executable by uid $TUID: make every parent dir o+x, or build elsewhere (see .ci/run)"
+as_user test -w "$W" || bail "$W is not writable by uid $TUID"
+unset _f
+
+cd "$W" || bail "cannot cd to $W"
