@@ -18,6 +18,7 @@
 #   wait_until SECS CMD...    poll CMD every 0.1 s, at most SECS
 #   session_pids NAME         pids of process NAME of the test user that
 #                             belong to this script (env, cwd or socket)
+#   pick KEY <<<TEXT          rest of the line of TEXT starting "KEY "
 #   done_testing    the last line of each script
 # A script that ends before done_testing (set -u, a crash, exit) prints a
 # "not ok" line: no script can pass silently.
@@ -66,6 +67,12 @@ check_no() {
 	local name=$1 out rc; shift
 	out=$("$@" 2>&1); rc=$?
 	if [ $rc -ne 0 ]; then ok "$name"; else fail "$name" "exit 0, want failure: $out"; fi
+}
+
+# pick KEY <<<TEXT: the rest of the first line of TEXT that starts with
+# "KEY " (KEY taken literally).
+pick() {
+	awk -v k="$1 " 'index($0, k) == 1 { print substr($0, length(k) + 1); exit }'
 }
 
 bail() {
