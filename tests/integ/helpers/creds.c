@@ -4,7 +4,8 @@
  * Steps: show | setuid N | seteuid N | setreuid R E | setresuid R E S |
  *   setgid N | setegid N | setregid R E | setresgid R E S |
  *   setgroups G,G,... (or "-" for none) | setfsuid N | setfsgid N |
- *   initgroups USER GID | exec (re-executes itself with the steps left)
+ *   initgroups USER GID | exec (re-executes itself with the steps left) |
+ *   run CMD ARGS... (executes CMD, the rest of the arguments)
  * "show" prints "getuid=U geteuid=U getgid=G getegid=G resuid=R,E,S
  * resgid=R,E,S groups=G,..." ("groups=-" when empty); other steps print
  * "STEP ARGS: ok" or "STEP ARGS: ERR <errno>" (setfsuid/setfsgid print the
@@ -68,6 +69,12 @@ int main(int argc, char **argv)
 			show();
 			i += 1;
 			continue;
+		}
+		if (!strcmp(s, "run") && left > 0) {
+			fflush(stdout);
+			execvp(argv[i + 1], argv + i + 1);
+			result("run", -1);
+			return 1;
 		}
 		if (!strcmp(s, "exec")) {
 			fflush(stdout);
