@@ -61,7 +61,10 @@ int main(int argc, char **argv)
 		return usage("mk [-f U:G] [-e U:G] CALL ARGS");
 	call = argv[i];
 	path = argv[i + 1];
-	m = argc - i > 2 ? omode(argv[i + 2]) : 0644;
+	/* A third argument is a mode, except for the link calls. */
+	int is_link = strstr(call, "link") != NULL;
+
+	m = argc - i > 2 && !is_link ? omode(argv[i + 2]) : 0644;
 	const int cf = O_WRONLY | O_CREAT | O_CLOEXEC;
 
 	if (!strcmp(call, "open"))
