@@ -144,6 +144,9 @@ mkdir -p "$W" "$T/tmp"
 chmod 0755 "$T" "$W" "$T/tmp"
 [ "$(id -u)" = 0 ] && chown -R "$TUID:$TGID" "$T"
 export TMPDIR=$T/tmp HOME=$T
+# A PATH the test user can search (root's may hold dirs under /root: a
+# dir it may not search turns "not found" into EACCES, 126).
+export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 unset XDG_RUNTIME_DIR FAKEENV_SOCKET FAKEENV_UIDS FAKEENV_GIDS FAKEENV_GROUPS FAKEENV_LIB
 unset LD_PRELOAD
 
