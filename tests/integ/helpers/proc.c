@@ -1,0 +1,224 @@
+/*
+ * proc: the shim across process and thread boundaries.  Each subcommand
+ * chowns files in DIR and checks with stat; prints "ok" or what went wrong.
+ *   proc fork DIR         chown in the parent, fork; the child chowns and
+ *                         stats; the parent stats what the child did
+ *   proc vfork-exec DIR ST  vfork, the child execs ST stat DIR/v
+ *   proc spawn DIR ST     posix_spawn ST stat DIR/s
+ *   proc threads DIR      8 threads, each chowning and stat-checking its
+ *                         own file 200 times
+ *   proc signal DIR       a SIGALRM handler calls stat every ms while the
+ *                         main thread chowns and stats 2000 times
+ *   proc closefrom DIR    close_range(3, ~0) (closefrom), then chown+stat
+ *   proc dup2 DIR         dup2 /dev/null over fds 3..63, then chown+stat
+ */
+#include "helper.h"
+
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/time.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+extern char **environ;
+
+static char dir[2048];
+
+static void path(char *buf, size_t n, const char *name)
+{
+	snprintf(buf, n, "%s/%s", dir, name);
+}
+
+/* chown then stat NAME; 0 when it shows u:g. */
+static int cs(const char *name, uid_t u, gid_t g)
+{
+	char p[4096];
+	struct stat st;
+	int fd;
+
+	path(p, sizeof(p), name);
+	fd = open(p, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return -1;
+	close(fd);
+	if (chown(p, u, g) != 0 || stat(p, &st) != 0)
+		return -1;
+	return st.st_uid == u && st.st_gid == g ? 0 : 1;
+}
+
+static int show(const char *name, unsigned long *u, unsigned long *g)
+{
+	char p[4096];
+	struct stat st;
+
+	path(p, sizeof(p), name);
+	if (stat(p, &st) != 0)
+		return -1;
+	*u = st.st_uid;
+	*g = st.st_gid;
+	return 0;
+}
+
+static void *thread_main(void *arg)
+{
+	long k = (long)arg;
+	char name[32];
+
+	snprintf(name, sizeof(name), "t%ld", k);
+	for (int i = 0; i < 200; i++)
+		if (cs(name, 100 + k, 200 + k) != 0)
+			return (void *)1;
+	return NULL;
+}
+
+static volatile sig_atomic_t handler_calls, handler_bad;
+
+static void on_alarm(int sig)
+{
+	char p[4096];
+	struct stat st;
+	int saved = errno;
+
+	(void)sig;
+	path(p, sizeof(p), "sig");
+	if (stat(p, &st) != 0)
+		handler_bad = 1;
+	handler_calls++;
+	errno = saved;
+}
+
+static int run_wait(pid_t pid)
+{
+	int ws;
+
+	if (waitpid(pid, &ws, 0) != pid)
+		return -1;
+	return WIFEXITED(ws) ? WEXITSTATUS(ws) : 128 + WTERMSIG(ws);
+}
+
+int main(int argc, char **argv)
+{
+	const char *call;
+	unsigned long u, g;
+	char p[4096];
+
+	if (argc < 3)
+		return usage("proc CALL DIR [ST]");
+	call = argv[1];
+	snprintf(dir, sizeof(dir), "%s", argv[2]);
+	if (!strcmp(call, "fork")) {
+		if (cs("parent", 1, 2) != 0) /* connects before fork */
+			return printf("parent chown failed\n"), 1;
+		pid_t pid = fork();
+
+		if (pid == 0)
+			_exit(cs("child", 3, 4) == 0 && show("parent", &u, &g) == 0 &&
+				      u == 1 && g == 2 ? 0 : 1);
+		if (run_wait(pid) != 0)
+			return printf("child: chown/stat after fork failed\n"), 1;
+		if (show("child", &u, &g) != 0 || u != 3 || g != 4)
+			return printf("parent sees child's file as %lu:%lu\n", u, g), 1;
+		if (cs("parent2", 5, 6) != 0)
+			return printf("parent chown after fork failed\n"), 1;
+	} else if (!strcmp(call, "vfork-exec") || !strcmp(call, "spawn")) {
+		char *args[] = { argv[3], "stat", p, NULL };
+		int fds[2];
+		pid_t pid;
+
+		if (argc != 4)
+			return usage("proc vfork-exec|spawn DIR ST");
+		if (cs("v", 7, 8) != 0)
+			return printf("chown failed\n"), 1;
+		path(p, sizeof(p), "v");
+		fflush(stdout);
+		if (pipe(fds) != 0)
+			return err_out(errno);
+		if (!strcmp(call, "spawn")) {
+			posix_spawn_file_actions_t fa;
+
+			posix_spawn_file_actions_init(&fa);
+			posix_spawn_file_actions_adddup2(&fa, fds[1], 1);
+			if (posix_spawn(&pid, argv[3], &fa, NULL, args, environ))
+				return printf("posix_spawn failed\n"), 1;
+		} else {
+			pid = vfork();
+			if (pid == 0) {
+				dup2(fds[1], 1);
+				execve(argv[3], args, environ);
+				_exit(127);
+			}
+		}
+		close(fds[1]);
+		char out[256] = "";
+		ssize_t n = read(fds[0], out, sizeof(out) - 1);
+
+		if (run_wait(pid) != 0 || n <= 0)
+			return printf("child failed\n"), 1;
+		out[n] = '\0';
+		if (strcmp(out, "7 8 100644 0 0\n"))
+			return printf("child saw %s", out), 1;
+	} else if (!strcmp(call, "threads")) {
+		pthread_t t[8];
+		void *r;
+		int bad = 0;
+
+		for (long k = 0; k < 8; k++)
+			pthread_create(&t[k], NULL, thread_main, (void *)k);
+		for (int k = 0; k < 8; k++) {
+			pthread_join(t[k], &r);
+			bad |= r != NULL;
+		}
+		if (bad)
+			return printf("a thread saw a wrong owner\n"), 1;
+	} else if (!strcmp(call, "signal")) {
+		struct sigaction sa;
+		struct itimerval it = { { 0, 1000 }, { 0, 1000 } };
+
+		if (cs("sig", 9, 9) != 0)
+			return printf("chown failed\n"), 1;
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_handler = on_alarm;
+		sa.sa_flags = SA_RESTART;
+		sigaction(SIGALRM, &sa, NULL);
+		setitimer(ITIMER_REAL, &it, NULL);
+		for (int i = 0; i < 2000; i++)
+			if (cs("main", 10 + i % 5, 20 + i % 5) != 0)
+				return printf("main chown/stat failed at %d\n", i), 1;
+		memset(&it, 0, sizeof(it));
+		setitimer(ITIMER_REAL, &it, NULL);
+		if (handler_bad)
+			return printf("stat in the handler failed\n"), 1;
+		if (handler_calls == 0)
+			return printf("the handler never ran\n"), 1;
+	} else if (!strcmp(call, "closefrom")) {
+		if (cs("c1", 11, 12) != 0)
+			return printf("chown failed\n"), 1;
+		closefrom(3);
+		if (cs("c2", 13, 14) != 0 || show("c1", &u, &g) || u != 11)
+			return printf("chown/stat after closefrom failed\n"), 1;
+	} else if (!strcmp(call, "dup2")) {
+		int null;
+
+		if (cs("d1", 15, 16) != 0)
+			return printf("chown failed\n"), 1;
+		null = open("/dev/null", O_WRONLY);
+		path(p, sizeof(p), "sink");
+		int sink = open(p, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+
+		for (int fd = 3; fd < 64; fd++)
+			if (fd != null && fd != sink)
+				dup2(sink, fd);
+		if (cs("d2", 17, 18) != 0 || show("d1", &u, &g) || u != 15)
+			return printf("chown/stat after dup2 over fds failed\n"), 1;
+		struct stat st;
+
+		if (fstat(sink, &st) != 0 || st.st_size != 0)
+			return printf("the shim wrote into the program's file\n"), 1;
+	} else {
+		return usage("proc: unknown CALL");
+	}
+	printf("ok\n");
+	return 0;
+}

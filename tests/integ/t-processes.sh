@@ -1,0 +1,13 @@
+#!/bin/bash
+# The shim across fork, vfork+exec, posix_spawn, threads, a signal handler
+# calling stat during the main thread's round trips, closefrom and dup2
+# over the shim's fd (STYLE.md 7.4-7.8, 9).
+. "$(dirname "$0")/lib.sh"
+
+for c in fork vfork-exec spawn threads signal closefrom dup2; do
+	must "mkdir $c" as_user mkdir -p "$c"
+	check_eq "$c: chown and stat stay faked" "$(fe "$H"/proc $c "$c" "$H"/st 2>&1)" ok
+done
+check_ne "natively the same helper fails (the test can fail)" \
+	"$(as_user "$H"/proc fork fork 2>&1)" ok
+done_testing
