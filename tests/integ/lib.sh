@@ -201,6 +201,8 @@ _cleanup() {
 	exit $rc
 }
 trap _cleanup EXIT
+# Killed by a signal (a closed pipe, ^C, the runner's timeout): clean up too.
+trap 'exit 1' INT TERM HUP PIPE
 
 # --- preconditions ----------------------------------------------------------
 
