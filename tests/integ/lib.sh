@@ -187,10 +187,7 @@ no_procs() {
 
 _cleanup() {
 	local rc=$? p
-	if [ "$_done" != 1 ]; then
-		echo "not ok - $SCRIPT: ended before done_testing (exit $rc)"
-		rc=1
-	fi
+	trap '' INT TERM HUP PIPE
 	# Whatever a failed test left running as the test user in our dir.
 	for p in $(pgrep -u "$TUID"); do
 		_mine "$p" && kill -9 "$p" 2>/dev/null
@@ -198,6 +195,10 @@ _cleanup() {
 	cd /
 	chmod -R u+rwX "$T" 2>/dev/null
 	rm -rf "$T"
+	if [ "$_done" != 1 ]; then
+		echo "not ok - $SCRIPT: ended before done_testing (exit $rc)" 2>/dev/null
+		rc=1
+	fi
 	exit $rc
 }
 trap _cleanup EXIT
