@@ -23,6 +23,11 @@
 /* Absolute path of libfakeenv.so, as put in LD_PRELOAD. */
 #define FE_ENV_LIB "FAKEENV_LIB"
 
+/* "1" when the session shows files with no record as their real owner
+ * (fakeenv -u); absent otherwise.  The daemon decides what a GET shows;
+ * the shim needs it only to know when a new file needs no record. */
+#define FE_ENV_UNKNOWN_REAL "FAKEENV_UNKNOWN_IS_REAL"
+
 /* At most this many supplementary groups are faked (NGROUPS_MAX is 65536;
  * real builds use a handful). */
 #define FE_GROUPS_MAX 64

@@ -225,6 +225,7 @@ static void leave_dead_session(char **argv)
 	unsetenv(FE_ENV_UIDS);
 	unsetenv(FE_ENV_GIDS);
 	unsetenv(FE_ENV_GROUPS);
+	unsetenv(FE_ENV_UNKNOWN_REAL);
 	if (rest) {
 		extern char **environ;
 		char *self = fe_loc_self();
@@ -272,7 +273,7 @@ int main(int argc, char **argv)
 	lib = fe_loc_need(self, LIB_NAME, LIB_REL, R_OK);
 	daemon = fe_loc_need(self, DAEMON_NAME, DAEMON_REL, X_OK);
 	fe_sess_start(&sess, daemon, o.unknown_is_real);
-	fe_run_setenv(sess.sock, lib);
+	fe_run_setenv(sess.sock, lib, o.unknown_is_real);
 
 	fe_run_spawn(&job, o.cmd);
 	r = fe_sess_attach(&sess, job.pid, job.pgid);

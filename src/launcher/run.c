@@ -47,7 +47,7 @@ static void xsetenv(const char *name, const char *value)
 		die_errno("cannot set %s", name);
 }
 
-void fe_run_setenv(const char *sock, const char *lib)
+void fe_run_setenv(const char *sock, const char *lib, bool unknown_is_real)
 {
 	const char *pre = getenv("LD_PRELOAD");
 
@@ -67,6 +67,10 @@ void fe_run_setenv(const char *sock, const char *lib)
 		xsetenv("LD_PRELOAD", both);
 		free(both);
 	}
+	if (unknown_is_real)
+		xsetenv(FE_ENV_UNKNOWN_REAL, "1");
+	else
+		unsetenv(FE_ENV_UNKNOWN_REAL);
 	unsetenv(FE_ENV_UIDS);
 	unsetenv(FE_ENV_GIDS);
 	unsetenv(FE_ENV_GROUPS);

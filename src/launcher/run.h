@@ -5,6 +5,7 @@
 #ifndef FE_LAUNCHER_RUN_H
 #define FE_LAUNCHER_RUN_H
 
+#include <stdbool.h>
 #include <sys/types.h>
 
 struct fe_job {
@@ -15,9 +16,10 @@ struct fe_job {
 
 /* The environment of CMD in a new session: FAKEENV_SOCKET=SOCK,
  * FAKEENV_LIB=LIB, LIB appended to LD_PRELOAD unless already there, and
- * no FAKEENV_UIDS/GIDS/GROUPS (the shim's default is root).  Dies when LIB
+ * no FAKEENV_UIDS/GIDS/GROUPS (the shim's default is root);
+ * FAKEENV_UNKNOWN_IS_REAL=1 with -u.  Dies when LIB
  * cannot be put in LD_PRELOAD. */
-void fe_run_setenv(const char *sock, const char *lib);
+void fe_run_setenv(const char *sock, const char *lib, bool unknown_is_real);
 
 /* Exec ARGV in this process (a nested call).  Returns never: on failure
  * prints why and exits 127 (not found) or 126 (not executable). */

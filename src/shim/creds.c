@@ -100,6 +100,13 @@ gid_t fe_cred_rgid(void) { return gid_of(R); }
 uid_t fe_cred_fsuid(void) { return uid_of(FS); }
 gid_t fe_cred_fsgid(void) { return gid_of(FS); }
 
+bool fe_cred_fs_root(void)
+{
+	load();
+	return atomic_load_explicit(&uids[FS], memory_order_relaxed) == 0 &&
+	       atomic_load_explicit(&gids[FS], memory_order_relaxed) == 0;
+}
+
 bool fe_cred_in_group(gid_t gid)
 {
 	int n;

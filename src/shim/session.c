@@ -14,8 +14,9 @@
 
 _Thread_local int fe_depth;
 
-enum { ST_UNKNOWN, ST_BUSY, ST_ON, ST_OFF };
-static _Atomic int state = ST_UNKNOWN;
+enum { ST_UNKNOWN, ST_BUSY, ST_ON = FE_SESSION_ON, ST_OFF };
+_Atomic int fe_session_state = ST_UNKNOWN;
+static bool unknown_real; /* FAKEENV_UNKNOWN_IS_REAL=1; set before ST_ON */
 
 /* "NAME=value\0NAME=value\0\0": the FAKEENV_* entries at load time. */
 static char env_copy[8192];
@@ -42,32 +43,29 @@ static void capture(void)
 	env_copy[used] = '\0';
 }
 
-static int init(void)
+int fe_session_init(void)
 {
-	int s = atomic_load_explicit(&state, memory_order_acquire);
+	int s = atomic_load_explicit(&fe_session_state, memory_order_acquire);
 	int expect = ST_UNKNOWN;
 
 	if (s == ST_ON || s == ST_OFF)
 		return s;
-	if (atomic_compare_exchange_strong(&state, &expect, ST_BUSY)) {
+	if (atomic_compare_exchange_strong(&fe_session_state, &expect, ST_BUSY)) {
 		const char *sock;
 
 		capture();
 		sock = fe_env_initial(FE_ENV_SOCKET);
 		s = sock && sock[0] == '/' ? ST_ON : ST_OFF;
-		atomic_store_explicit(&state, s, memory_order_release);
+		sock = fe_env_initial(FE_ENV_UNKNOWN_REAL);
+		unknown_real = sock && sock[0] == '1';
+		atomic_store_explicit(&fe_session_state, s, memory_order_release);
 		return s;
 	}
 	/* Another thread is copying; it is a few microseconds of work. */
-	while ((s = atomic_load_explicit(&state, memory_order_acquire)) ==
+	while ((s = atomic_load_explicit(&fe_session_state, memory_order_acquire)) ==
 	       ST_BUSY)
 		;
 	return s;
-}
-
-bool fe_faking(void)
-{
-	return fe_depth == 0 && init() == ST_ON;
 }
 
 const char *fe_env_initial(const char *name)
@@ -80,11 +78,16 @@ const char *fe_env_initial(const char *name)
 	return NULL;
 }
 
+bool fe_unknown_is_real(void)
+{
+	return unknown_real;
+}
+
 const char *fe_socket_path(void)
 {
 	const char *s;
 
-	if (init() != ST_ON)
+	if (fe_session_init() != ST_ON)
 		return "";
 	s = fe_env_initial(FE_ENV_SOCKET);
 	return s ? s : "";
@@ -92,5 +95,5 @@ const char *fe_socket_path(void)
 
 __attribute__((constructor)) static void fe_shim_load(void)
 {
-	init();
+	fe_session_init();
 }

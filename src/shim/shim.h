@@ -35,12 +35,18 @@
 
 /* Call the next definition of name, or fail with ENOSYS when the libc we
  * run on does not have it (statx before glibc 2.28, ...). */
-#define REAL(name, ...) \
-	(real_##name() ? real_##name()(__VA_ARGS__) : fe_enosys())
+#define REAL(name, ...)                                                   \
+	__extension__({                                                   \
+		fe_##name##_fn *real_fn_ = real_##name();                 \
+		real_fn_ ? real_fn_(__VA_ARGS__) : fe_enosys();           \
+	})
 
 /* The same for functions returning a pointer: NULL with errno ENOSYS. */
-#define REAL_PTR(name, ...) \
-	(real_##name() ? real_##name()(__VA_ARGS__) : fe_enosys_ptr())
+#define REAL_PTR(name, ...)                                               \
+	__extension__({                                                   \
+		fe_##name##_fn *real_fn_ = real_##name();                 \
+		real_fn_ ? real_fn_(__VA_ARGS__) : fe_enosys_ptr();       \
+	})
 
 int fe_enosys(void);
 void *fe_enosys_ptr(void);
@@ -63,10 +69,28 @@ static inline int fe_ret(int r, int saved)
  * from inside the shim passes straight through. */
 extern _Thread_local int fe_depth;
 
+/* FE_SESSION_ON once the environment said we are in a session; anything
+ * else means "not known yet" or "no session" (see session.c). */
+#define FE_SESSION_ON 2
+extern _Atomic int fe_session_state;
+int fe_session_init(void);
+
 /* True when this process is in a session (FAKEENV_SOCKET was set when the
  * library loaded) and the calling thread is not already inside the shim.
- * Safe before our constructor has run. */
-bool fe_faking(void);
+ * Safe before our constructor has run.  Inline: every wrapper asks. */
+static inline bool fe_faking(void)
+{
+	if (fe_depth != 0)
+		return false;
+	if (__atomic_load_n((int *)&fe_session_state, __ATOMIC_ACQUIRE) ==
+	    FE_SESSION_ON)
+		return true;
+	return fe_session_init() == FE_SESSION_ON;
+}
+
+/* True when files with no record show their real owner (fakeenv -u).
+ * Meaningful once fe_faking() has said yes. */
+bool fe_unknown_is_real(void);
 
 /* The daemon's socket path, "" outside a session. */
 const char *fe_socket_path(void);
@@ -93,6 +117,8 @@ gid_t fe_cred_egid(void);
 gid_t fe_cred_rgid(void);
 uid_t fe_cred_fsuid(void);
 gid_t fe_cred_fsgid(void);
+/* True when the fake fsuid and fsgid are both 0. */
+bool fe_cred_fs_root(void);
 /* True when gid is the fake egid or one of the fake supplementary groups. */
 bool fe_cred_in_group(gid_t gid);
 
