@@ -8,7 +8,9 @@
  */
 #include "shim.h"
 
+#include <string.h>
 #include <sys/syscall.h>
+#include <sys/xattr.h>
 
 #define NOCHANGE ((uint32_t)-1)
 
@@ -189,6 +191,89 @@ int lchmod(const char *path, mode_t mode)
 		return REAL(lchmod, path, mode);
 	return fe_ret(mode_core(-1, AT_FDCWD, path, mode, AT_SYMLINK_NOFOLLOW),
 		      errno);
+}
+
+/*
+ * A POSIX ACL in its xattr form (linux/posix_acl_xattr.h): a 4-byte
+ * version (2), then 8-byte entries {u16 tag, u16 perm, u32 id}, all
+ * little-endian.  A minimal ACL holds exactly the owner, group and other
+ * entries and means nothing but permission bits: the kernel applies it as
+ * a chmod that keeps the set-id and sticky bits.  Returns true and the
+ * bits in *perm for a minimal ACL.
+ */
+static bool acl_minimal(const char *name, const void *value, size_t size,
+			mode_t *perm)
+{
+	enum { USER_OBJ = 0x01, GROUP_OBJ = 0x04, OTHER = 0x20 };
+	const unsigned char *p = value;
+	unsigned seen = 0;
+
+	if (!name || strcmp(name, "system.posix_acl_access") != 0 || !p ||
+	    size != 4 + 3 * 8 || p[0] != 2 || p[1] || p[2] || p[3])
+		return false;
+	*perm = 0;
+	for (size_t off = 4; off < size; off += 8) {
+		unsigned tag = p[off] | (unsigned)p[off + 1] << 8;
+		unsigned bits = (p[off + 2] | (unsigned)p[off + 3] << 8);
+
+		if (bits > 7 || (seen & tag))
+			return false;
+		seen |= tag;
+		if (tag == USER_OBJ)
+			*perm |= bits << 6;
+		else if (tag == GROUP_OBJ)
+			*perm |= bits << 3;
+		else if (tag == OTHER)
+			*perm |= bits;
+		else
+			return false;
+	}
+	return seen == (USER_OBJ | GROUP_OBJ | OTHER);
+}
+
+/* The chmod a minimal ACL stands for: fd >= 0, or dirfd+path with flags. */
+static int acl_core(int fd, const char *path, mode_t perm, int flags)
+{
+	struct fe_meta m;
+	struct stat st;
+	int r;
+
+	r = fd >= 0 ? fe_sys_fstat(fd, &st) :
+		      fe_sys_fstatat(AT_FDCWD, path, &st, flags);
+	if (r < 0)
+		return r;
+	faked(&st, &m);
+	return mode_core(fd, AT_FDCWD, path, (m.mode & 07000) | perm, flags);
+}
+
+int setxattr(const char *path, const char *name, const void *value,
+	     size_t size, int flags)
+{
+	mode_t perm;
+
+	if (!fe_faking() || !acl_minimal(name, value, size, &perm))
+		return REAL(setxattr, path, name, value, size, flags);
+	return fe_ret(acl_core(-1, path, perm, 0), errno);
+}
+
+int lsetxattr(const char *path, const char *name, const void *value,
+	      size_t size, int flags)
+{
+	mode_t perm;
+
+	if (!fe_faking() || !acl_minimal(name, value, size, &perm))
+		return REAL(lsetxattr, path, name, value, size, flags);
+	return fe_ret(acl_core(-1, path, perm, AT_SYMLINK_NOFOLLOW), errno);
+}
+
+int fsetxattr(int fd, const char *name, const void *value, size_t size,
+	      int flags)
+{
+	mode_t perm;
+
+	if (!fe_faking() || !acl_minimal(name, value, size, &perm))
+		return REAL(fsetxattr, fd, name, value, size, flags);
+	return fe_ret(acl_core(fd, NULL, perm, 0), errno);
 }
 
 /*
