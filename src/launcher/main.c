@@ -286,5 +286,8 @@ int main(int argc, char **argv)
 	if (err)
 		status = fe_run_exec_status(o.cmd[0], err);
 	fe_sess_detach(&sess);
+	free(daemon);
+	free(lib);
+	free(self);
 	return status;
 }

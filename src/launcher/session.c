@@ -409,4 +409,7 @@ void fe_sess_detach(struct fe_sess *s)
 		fe_msg(-r, "the daemon died before the session ended%s%s%s",
 		       *how ? " (" : "", how, *how ? ")" : "");
 	}
+	free(s->sock);
+	free(s->dir);
+	s->sock = s->dir = NULL;
 }
