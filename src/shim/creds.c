@@ -28,6 +28,9 @@ static pthread_mutex_t wlock = PTHREAD_MUTEX_INITIALIZER;
 
 #define NOCHANGE ((uint32_t)-1)
 
+_Static_assert(FE_CRED_BUF >= FE_GROUPS_MAX * 11 + 1,
+	       "FE_CRED_BUF holds every fake group");
+
 /* "a:b:c:d" into v[4]; a malformed value leaves the defaults (root). */
 static void parse_ids(const char *s, _Atomic uint32_t *v)
 {
@@ -118,6 +121,46 @@ bool fe_cred_in_group(gid_t gid)
 		if (atomic_load(&groups[i]) == gid)
 			return true;
 	return false;
+}
+
+/* v as "r:e:s:fs" into buf. */
+static void fmt_ids(char *buf, size_t n, _Atomic uint32_t *v)
+{
+	fe_fmt(buf, n, "%u:%u:%u:%u", atomic_load(&v[R]), atomic_load(&v[E]),
+	       atomic_load(&v[S]), atomic_load(&v[FS]));
+}
+
+/* The load-time value of name, or def when it is absent or too long for
+ * n (a value that long is malformed: the child falls back to the
+ * defaults, as load() would have here). */
+static void fmt_initial(char *buf, size_t n, const char *name,
+			const char *def)
+{
+	const char *v = fe_env_initial(name);
+
+	fe_fmt(buf, n, "%s", v && strlen(v) < n ? v : def);
+}
+
+void fe_cred_format(char *u, char *g, char *grp, size_t n)
+{
+	size_t len = 0;
+	int ng;
+
+	/* Not loaded: the ids never changed, so they are still what this
+	 * process was exec'd with; loading would take wlock. */
+	if (!atomic_load_explicit(&loaded, memory_order_acquire)) {
+		fmt_initial(u, n, FE_ENV_UIDS, "0:0:0:0");
+		fmt_initial(g, n, FE_ENV_GIDS, "0:0:0:0");
+		fmt_initial(grp, n, FE_ENV_GROUPS, "0");
+		return;
+	}
+	fmt_ids(u, n, uids);
+	fmt_ids(g, n, gids);
+	ng = atomic_load(&ngroups);
+	grp[0] = '\0';
+	for (int i = 0; i < ng && len < n; i++)
+		len += fe_fmt(grp + len, n - len, i ? ",%u" : "%u",
+			      atomic_load(&groups[i]));
 }
 
 /* Write the ids back to the environment for exec'd children.  Called with

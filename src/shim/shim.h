@@ -12,6 +12,7 @@
 #include <fcntl.h>
 #include <fts.h>
 #include <ftw.h>
+#include <spawn.h> /* posix_spawn_file_actions_t in wrap.def */
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -169,5 +170,17 @@ void fe_req_init(struct fe_req *req, uint16_t op, const struct stat *st);
  * creation itself has already happened and stands either way. */
 int fe_created(int dirfd, const char *path, int fd, int stat_flags,
 	       mode_t setid);
+
+/* --- exec and spawn (wrap_exec.c, creds.c) --- */
+
+/* Size of each buffer handed to fe_cred_format(): 64 groups of 10 digits
+ * and a comma. */
+#define FE_CRED_BUF 720
+
+/* The current fake ids as the values of FAKEENV_UIDS, FAKEENV_GIDS and
+ * FAKEENV_GROUPS, into three buffers of n >= FE_CRED_BUF bytes.  Takes
+ * no lock, allocates nothing, writes no global: may run in a vfork
+ * child. */
+void fe_cred_format(char *uids, char *gids, char *groups, size_t n);
 
 #endif

@@ -1,0 +1,346 @@
+/*
+ * Exec and spawn.  A program that clears its environment (env -i, env -u
+ * LD_PRELOAD, execve or posix_spawn with an envp of its own) must not take
+ * its child out of the session, and the child must start with the fake
+ * ids the process has now.  Each wrapper hands the real call a repaired
+ * copy of the child's envp built on the stack.  This file never changes
+ * the caller's environ (a failed exec returns to the program), and never
+ * allocates, locks or writes a global: a vfork child runs it.
+ *
+ * Left unwrapped: system() and popen().  glibc runs /bin/sh through its
+ * internal posix_spawn, past the PLT, with environ: the shell stays in the
+ * session unless the program cleared its own environment (clearenv,
+ * unsetenv("LD_PRELOAD")), and that exec never passes through here.
+ */
+#include "shim.h"
+
+#include <limits.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <string.h>
+
+#include "fakeenv/env.h"
+
+#define PRELOAD "LD_PRELOAD"
+
+/* Put back from the load-time copy when the child's envp lacks them. */
+static const char *const restored[] = { FE_ENV_SOCKET, FE_ENV_LIB,
+					FE_ENV_UNKNOWN_REAL };
+#define N_RESTORED 3
+
+/* Always replaced by the current fake ids (fe_cred_format() order). */
+static const char *const ids[] = { FE_ENV_UIDS, FE_ENV_GIDS, FE_ENV_GROUPS };
+#define N_IDS 3
+
+/* At most this many entries beyond the caller's: LD_PRELOAD, the restored
+ * ones, the ids, the final NULL. */
+#define EXTRA (1 + N_RESTORED + N_IDS + 1)
+
+/* One real call to make, whatever its envp. */
+enum how { EXECVE, EXECVPE, FEXECVE, EXECVEAT, SPAWN, SPAWNP };
+
+struct call {
+	enum how how;
+	const char *path;  /* path or file; execveat: relative to fd */
+	char *const *argv; /* as given */
+	int fd;            /* fexecve, execveat */
+	int flags;         /* execveat */
+	pid_t *pid;        /* posix_spawn* */
+	const posix_spawn_file_actions_t *fa;
+	const posix_spawnattr_t *attr;
+};
+
+/*
+ * The real function of c with envp.  Exec forms return -1 with the real
+ * call's errno (ENOSYS when libc lacks the symbol: execveat before glibc
+ * 2.34); the spawn forms return 0 or an error number, as they do.
+ */
+static int call_real(const struct call *c, char *const envp[])
+{
+	fe_posix_spawn_fn *spawn;
+
+	switch (c->how) {
+	case EXECVE:
+		return REAL(execve, c->path, c->argv, envp);
+	case EXECVPE:
+		return REAL(execvpe, c->path, c->argv, envp);
+	case FEXECVE:
+		return REAL(fexecve, c->fd, c->argv, envp);
+	case EXECVEAT:
+		return REAL(execveat, c->fd, c->path, c->argv, envp, c->flags);
+	case SPAWN:
+	case SPAWNP:
+		/* Same type: posix_spawnp's file is posix_spawn's path. */
+		spawn = c->how == SPAWN ? real_posix_spawn() :
+					  real_posix_spawnp();
+		if (!spawn)
+			return ENOSYS;
+		return spawn(c->pid, c->path, c->fa, c->attr, c->argv, envp);
+	}
+	return fe_enosys();
+}
+
+/* Whether entry e is NAME=... (len: strlen(name)). */
+static bool is_var(const char *e, const char *name, size_t len)
+{
+	return strncmp(e, name, len) == 0 && e[len] == '=';
+}
+
+/* Whether the LD_PRELOAD list names lib; ld.so splits on ':' and ' '. */
+static bool preload_has(const char *list, const char *lib)
+{
+	size_t len = strlen(lib);
+
+	while (*list) {
+		size_t n = strcspn(list, ": ");
+
+		if (n == len && memcmp(list, lib, len) == 0)
+			return true;
+		list += n;
+		if (*list)
+			list++;
+	}
+	return false;
+}
+
+/* "name=a" or "name=a:b" (b may be NULL) at *p, which moves past it. */
+static char *put(char **p, const char *name, const char *a, const char *b)
+{
+	char *start = *p;
+	size_t n = strlen(name), la = strlen(a);
+
+	memcpy(*p, name, n);
+	(*p)[n++] = '=';
+	memcpy(*p + n, a, la);
+	n += la;
+	if (b) {
+		size_t lb = strlen(b);
+
+		if (la)
+			(*p)[n++] = ':';
+		memcpy(*p + n, b, lb);
+		n += lb;
+	}
+	(*p)[n++] = '\0';
+	*p += n;
+	return start;
+}
+
+/*
+ * Call c in the session: envp (NULL reads as empty, as the kernel reads
+ * it) with LD_PRELOAD naming our library (the value ld.so would use, the
+ * last one, with the library appended, in place of every LD_PRELOAD
+ * entry), FAKEENV_SOCKET, _LIB and _UNKNOWN_IS_REAL put back when absent,
+ * and the FAKEENV_ ids replaced by the current ones.  Everything else
+ * keeps its order.  May run in a vfork child.
+ */
+static int call_repaired(const struct call *c, char *const envp[])
+{
+	const char *lib = fe_env_initial(FE_ENV_LIB);
+	const size_t plen = sizeof(PRELOAD) - 1;
+	const char *pre = NULL; /* the LD_PRELOAD value ld.so would read */
+	const char *value[N_RESTORED];
+	bool fix_pre;
+	size_t n = 0, need = 1, k = 0;
+
+	for (int i = 0; i < N_RESTORED; i++)
+		value[i] = fe_env_initial(restored[i]);
+	for (char *const *e = envp; e && *e; e++, n++) {
+		if (is_var(*e, PRELOAD, plen))
+			pre = *e + plen + 1;
+		for (int i = 0; i < N_RESTORED; i++)
+			if (is_var(*e, restored[i], strlen(restored[i])))
+				value[i] = NULL; /* the child's own stands */
+	}
+	fix_pre = lib && *lib && !(pre && preload_has(pre, lib));
+	if (fix_pre)
+		need += plen + 2 + (pre ? strlen(pre) + 1 : 0) + strlen(lib);
+	for (int i = 0; i < N_RESTORED; i++)
+		if (value[i])
+			need += strlen(restored[i]) + 2 + strlen(value[i]);
+
+	char strs[need], *p = strs;
+	char id_ent[N_IDS][sizeof(FE_ENV_GROUPS) + FE_CRED_BUF];
+	char *env[n + EXTRA];
+	bool pre_done = false;
+
+	for (char *const *e = envp; e && *e; e++) {
+		bool drop = false;
+
+		for (int i = 0; i < N_IDS; i++)
+			drop |= is_var(*e, ids[i], strlen(ids[i]));
+		if (drop)
+			continue;
+		if (fix_pre && is_var(*e, PRELOAD, plen)) {
+			if (!pre_done)
+				env[k++] = put(&p, PRELOAD, pre, lib);
+			pre_done = true;
+			continue;
+		}
+		env[k++] = *e;
+	}
+	if (fix_pre && !pre_done)
+		env[k++] = put(&p, PRELOAD, lib, NULL);
+	for (int i = 0; i < N_RESTORED; i++)
+		if (value[i])
+			env[k++] = put(&p, restored[i], value[i], NULL);
+
+	char *idv[N_IDS];
+
+	for (int i = 0; i < N_IDS; i++) {
+		size_t len = strlen(ids[i]);
+
+		memcpy(id_ent[i], ids[i], len);
+		id_ent[i][len] = '=';
+		idv[i] = id_ent[i] + len + 1;
+		env[k++] = id_ent[i];
+	}
+	fe_cred_format(idv[0], idv[1], idv[2], FE_CRED_BUF);
+	env[k] = NULL;
+	return call_real(c, env);
+}
+
+static int run(const struct call *c, char *const envp[])
+{
+	if (!fe_faking())
+		return call_real(c, envp);
+	return call_repaired(c, envp);
+}
+
+int execve(const char *path, char *const argv[], char *const envp[])
+{
+	struct call c = { .how = EXECVE, .path = path, .argv = argv };
+
+	return run(&c, envp);
+}
+
+int execv(const char *path, char *const argv[])
+{
+	struct call c = { .how = EXECVE, .path = path, .argv = argv };
+
+	if (!fe_faking())
+		return REAL(execv, path, argv);
+	return call_repaired(&c, environ);
+}
+
+/* execvp is glibc's execvpe with environ: the PATH search reads the
+ * caller's PATH, not the child's. */
+int execvp(const char *file, char *const argv[])
+{
+	struct call c = { .how = EXECVPE, .path = file, .argv = argv };
+
+	if (!fe_faking())
+		return REAL(execvp, file, argv);
+	return call_repaired(&c, environ);
+}
+
+int execvpe(const char *file, char *const argv[], char *const envp[])
+{
+	struct call c = { .how = EXECVPE, .path = file, .argv = argv };
+
+	return run(&c, envp);
+}
+
+int fexecve(int fd, char *const argv[], char *const envp[])
+{
+	struct call c = { .how = FEXECVE, .fd = fd, .argv = argv };
+
+	return run(&c, envp);
+}
+
+int execveat(int dirfd, const char *path, char *const argv[],
+	     char *const envp[], int flags)
+{
+	struct call c = { .how = EXECVEAT, .fd = dirfd, .path = path,
+			  .argv = argv, .flags = flags };
+
+	return run(&c, envp);
+}
+
+/* The spawn forms: envp is the child's whole environment. */
+int posix_spawn(pid_t *pid, const char *path,
+		const posix_spawn_file_actions_t *fa,
+		const posix_spawnattr_t *attr, char *const argv[],
+		char *const envp[])
+{
+	struct call c = { .how = SPAWN, .path = path, .argv = argv,
+			  .pid = pid, .fa = fa, .attr = attr };
+
+	return run(&c, envp);
+}
+
+int posix_spawnp(pid_t *pid, const char *file,
+		 const posix_spawn_file_actions_t *fa,
+		 const posix_spawnattr_t *attr, char *const argv[],
+		 char *const envp[])
+{
+	struct call c = { .how = SPAWNP, .path = file, .argv = argv,
+			  .pid = pid, .fa = fa, .attr = attr };
+
+	return run(&c, envp);
+}
+
+/*
+ * The execl forms.  As glibc: the list is arg and what follows up to a
+ * NULL (arg itself is not checked), more than INT_MAX is E2BIG, and the
+ * argv lives on the stack.  execle's envp follows the NULL.
+ */
+static size_t count_args(va_list *ap)
+{
+	size_t argc = 1;
+
+	while (va_arg(*ap, const char *))
+		if (++argc == INT_MAX)
+			return 0;
+	return argc;
+}
+
+/* argv[0] = arg, then argc more from ap, the NULL included. */
+static void fill_args(char **argv, size_t argc, const char *arg, va_list *ap)
+{
+	argv[0] = (char *)arg;
+	for (size_t i = 1; i <= argc; i++)
+		argv[i] = va_arg(*ap, char *);
+}
+
+#define EXECL_ARGV(argv, arg, envp_out)                                 \
+	size_t argc_;                                                   \
+	va_list ap_;                                                    \
+	va_start(ap_, arg);                                             \
+	argc_ = count_args(&ap_);                                       \
+	va_end(ap_);                                                    \
+	if (argc_ == 0) {                                               \
+		errno = E2BIG;                                          \
+		return -1;                                              \
+	}                                                               \
+	char *argv[argc_ + 1];                                          \
+	va_start(ap_, arg);                                             \
+	fill_args(argv, argc_, arg, &ap_);                              \
+	envp_out;                                                       \
+	va_end(ap_)
+
+int execl(const char *path, const char *arg, ...)
+{
+	EXECL_ARGV(argv, arg, (void)0);
+	struct call c = { .how = EXECVE, .path = path, .argv = argv };
+
+	return run(&c, environ);
+}
+
+int execlp(const char *file, const char *arg, ...)
+{
+	EXECL_ARGV(argv, arg, (void)0);
+	struct call c = { .how = EXECVPE, .path = file, .argv = argv };
+
+	return run(&c, environ);
+}
+
+int execle(const char *path, const char *arg, ...)
+{
+	char *const *envp;
+
+	EXECL_ARGV(argv, arg, envp = va_arg(ap_, char *const *));
+	struct call c = { .how = EXECVE, .path = path, .argv = argv };
+
+	return run(&c, envp);
+}
