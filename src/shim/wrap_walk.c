@@ -66,114 +66,57 @@ FTSENT64 *fts64_children(FTS64 *fts, int options)
 }
 
 /*
- * The caller's callback of the walk in progress on this thread.  ftw and
- * nftw take no user pointer to carry it; a callback that starts another
- * walk is handled by saving and restoring around each call.
+ * ftw and nftw take no user pointer to carry the caller's callback to a
+ * trampoline, so it waits in a per-thread slot for the walk in progress;
+ * a callback that starts another walk is handled by saving and restoring
+ * around each call.  The trampoline hands the callback a fixed-up copy of
+ * glibc's stat buffer (FTW_NS: the stat failed, its buffer means
+ * nothing).
+ *
+ * WALK(name, callback type, stat type, fix-up, trampoline parameters,
+ *      trampoline arguments, wrapper parameters, wrapper arguments)
  */
-static _Thread_local __ftw_func_t cb_ftw;
-static _Thread_local __ftw64_func_t cb_ftw64;
-static _Thread_local __nftw_func_t cb_nftw;
-static _Thread_local __nftw64_func_t cb_nftw64;
-
-/* FTW_NS: the stat failed and its buffer means nothing. */
-static int tramp_ftw(const char *path, const struct stat *st, int flag)
-{
-	struct stat copy;
-
-	if (flag != FTW_NS && st) {
-		copy = *st;
-		fe_fix_stat(&copy);
-		st = &copy;
+#define WALK(name, fn_t, st_t, fix, tparams, targs, wparams, wargs)         \
+	static _Thread_local fn_t cb_##name;                                 \
+	static int tramp_##name tparams                                      \
+	{                                                                    \
+		st_t copy;                                                   \
+		if (flag != FTW_NS && st) {                                  \
+			copy = *st;                                          \
+			fix(&copy);                                          \
+			st = &copy;                                          \
+		}                                                            \
+		return cb_##name targs;                                      \
+	}                                                                    \
+	int name wparams                                                     \
+	{                                                                    \
+		fn_t prev = cb_##name;                                       \
+		int r;                                                       \
+		if (!fe_faking())                                            \
+			return REAL(name, dir, fn wargs);                    \
+		cb_##name = fn;                                              \
+		r = REAL(name, dir, tramp_##name wargs);                     \
+		cb_##name = prev;                                            \
+		return r;                                                    \
 	}
-	return cb_ftw(path, st, flag);
-}
 
-static int tramp_ftw64(const char *path, const struct stat64 *st, int flag)
-{
-	struct stat64 copy;
+#define A(...) __VA_ARGS__
 
-	if (flag != FTW_NS && st) {
-		copy = *st;
-		fe_fix_stat64(&copy);
-		st = &copy;
-	}
-	return cb_ftw64(path, st, flag);
-}
-
-static int tramp_nftw(const char *path, const struct stat *st, int flag,
-		      struct FTW *ftw)
-{
-	struct stat copy;
-
-	if (flag != FTW_NS && st) {
-		copy = *st;
-		fe_fix_stat(&copy);
-		st = &copy;
-	}
-	return cb_nftw(path, st, flag, ftw);
-}
-
-static int tramp_nftw64(const char *path, const struct stat64 *st, int flag,
-			struct FTW *ftw)
-{
-	struct stat64 copy;
-
-	if (flag != FTW_NS && st) {
-		copy = *st;
-		fe_fix_stat64(&copy);
-		st = &copy;
-	}
-	return cb_nftw64(path, st, flag, ftw);
-}
-
-int ftw(const char *dir, __ftw_func_t fn, int nopenfd)
-{
-	__ftw_func_t prev = cb_ftw;
-	int r;
-
-	if (!fe_faking())
-		return REAL(ftw, dir, fn, nopenfd);
-	cb_ftw = fn;
-	r = REAL(ftw, dir, tramp_ftw, nopenfd);
-	cb_ftw = prev;
-	return r;
-}
-
-int ftw64(const char *dir, __ftw64_func_t fn, int nopenfd)
-{
-	__ftw64_func_t prev = cb_ftw64;
-	int r;
-
-	if (!fe_faking())
-		return REAL(ftw64, dir, fn, nopenfd);
-	cb_ftw64 = fn;
-	r = REAL(ftw64, dir, tramp_ftw64, nopenfd);
-	cb_ftw64 = prev;
-	return r;
-}
-
-int nftw(const char *dir, __nftw_func_t fn, int nopenfd, int flags)
-{
-	__nftw_func_t prev = cb_nftw;
-	int r;
-
-	if (!fe_faking())
-		return REAL(nftw, dir, fn, nopenfd, flags);
-	cb_nftw = fn;
-	r = REAL(nftw, dir, tramp_nftw, nopenfd, flags);
-	cb_nftw = prev;
-	return r;
-}
-
-int nftw64(const char *dir, __nftw64_func_t fn, int nopenfd, int flags)
-{
-	__nftw64_func_t prev = cb_nftw64;
-	int r;
-
-	if (!fe_faking())
-		return REAL(nftw64, dir, fn, nopenfd, flags);
-	cb_nftw64 = fn;
-	r = REAL(nftw64, dir, tramp_nftw64, nopenfd, flags);
-	cb_nftw64 = prev;
-	return r;
-}
+WALK(ftw, __ftw_func_t, struct stat, fe_fix_stat,
+     (const char *path, const struct stat *st, int flag),
+     (path, st, flag),
+     (const char *dir, __ftw_func_t fn, int nopenfd), A(, nopenfd))
+WALK(ftw64, __ftw64_func_t, struct stat64, fe_fix_stat64,
+     (const char *path, const struct stat64 *st, int flag),
+     (path, st, flag),
+     (const char *dir, __ftw64_func_t fn, int nopenfd), A(, nopenfd))
+WALK(nftw, __nftw_func_t, struct stat, fe_fix_stat,
+     (const char *path, const struct stat *st, int flag, struct FTW *f),
+     (path, st, flag, f),
+     (const char *dir, __nftw_func_t fn, int nopenfd, int flags),
+     A(, nopenfd, flags))
+WALK(nftw64, __nftw64_func_t, struct stat64, fe_fix_stat64,
+     (const char *path, const struct stat64 *st, int flag, struct FTW *f),
+     (path, st, flag, f),
+     (const char *dir, __nftw64_func_t fn, int nopenfd, int flags),
+     A(, nopenfd, flags))
