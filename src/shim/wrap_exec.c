@@ -1,11 +1,9 @@
 /*
- * Exec and spawn.  A program that clears its environment (env -i, env -u
- * LD_PRELOAD, execve or posix_spawn with an envp of its own) must not take
- * its child out of the session, and the child must start with the fake
- * ids the process has now.  Each wrapper hands the real call a repaired
- * copy of the child's envp built on the stack.  This file never changes
- * the caller's environ (a failed exec returns to the program), and never
- * allocates, locks or writes a global: a vfork child runs it.
+ * Exec and spawn: a child given a cleared environment (env -i, env -u
+ * LD_PRELOAD, its own envp) stays in the session, with the fake ids of
+ * the moment.  The real call gets a repaired copy of envp built on the
+ * stack; the caller's environ is never changed.  Runs in vfork children:
+ * no allocation, no lock, no write to a global.
  *
  * Left unwrapped: system() and popen().  glibc runs /bin/sh through its
  * internal posix_spawn, past the PLT, with environ: the shell stays in the
