@@ -18,7 +18,8 @@ enum { ST_UNKNOWN, ST_BUSY, ST_ON = FE_SESSION_ON, ST_OFF };
 _Atomic int fe_session_state = ST_UNKNOWN;
 static bool unknown_real; /* FAKEENV_UNKNOWN_IS_REAL=1; set before ST_ON */
 
-/* "NAME=value\0NAME=value\0\0": the FAKEENV_* entries at load time. */
+/* "NAME=value\0NAME=value\0\0": the FAKEENV_* entries and LD_PRELOAD at
+ * load time. */
 static char env_copy[8192];
 
 extern char **environ;
@@ -30,7 +31,8 @@ static void capture(void)
 	for (char **e = environ; e && *e; e++) {
 		size_t n;
 
-		if (strncmp(*e, "FAKEENV_", 8) != 0)
+		if (strncmp(*e, "FAKEENV_", 8) != 0 &&
+		    strncmp(*e, "LD_PRELOAD=", 11) != 0)
 			continue;
 		n = strlen(*e) + 1;
 		/* Keep room for the final empty string; an oversized

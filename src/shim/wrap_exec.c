@@ -128,7 +128,7 @@ static char *put(char **p, const char *name, const char *a, const char *b)
  * Call c in the session: envp (NULL reads as empty, as the kernel reads
  * it) with LD_PRELOAD naming our library (the value ld.so would use, the
  * last one, with the library appended, in place of every LD_PRELOAD
- * entry), FAKEENV_SOCKET, _LIB and _UNKNOWN_IS_REAL put back when absent,
+ * entry; the load-time list when there is none), FAKEENV_SOCKET, _LIB and _UNKNOWN_IS_REAL put back when absent,
  * and the FAKEENV_ ids replaced by the current ones.  Everything else
  * keeps its order.  May run in a vfork child.
  */
@@ -137,6 +137,7 @@ static int call_repaired(const struct call *c, char *const envp[])
 	const char *lib = fe_env_initial(FE_ENV_LIB);
 	const size_t plen = sizeof(PRELOAD) - 1;
 	const char *pre = NULL; /* the LD_PRELOAD value ld.so would read */
+	const char *whole = NULL; /* the load-time LD_PRELOAD, to restore */
 	const char *value[N_RESTORED];
 	bool fix_pre;
 	size_t n = 0, need = 1, k = 0;
@@ -151,8 +152,17 @@ static int call_repaired(const struct call *c, char *const envp[])
 				value[i] = NULL; /* the child's own stands */
 	}
 	fix_pre = lib && *lib && !(pre && preload_has(pre, lib));
+	/* Gone altogether: the list this process was loaded with comes back
+	 * whole, so that a sanitizer runtime that had to come first still
+	 * does. */
+	if (fix_pre && !pre) {
+		whole = fe_env_initial(PRELOAD);
+		if (whole && !preload_has(whole, lib))
+			whole = NULL;
+	}
 	if (fix_pre)
-		need += plen + 2 + (pre ? strlen(pre) + 1 : 0) + strlen(lib);
+		need += plen + 2 + (pre ? strlen(pre) + 1 : 0) +
+			(whole ? strlen(whole) : strlen(lib));
 	for (int i = 0; i < N_RESTORED; i++)
 		if (value[i])
 			need += strlen(restored[i]) + 2 + strlen(value[i]);
@@ -178,7 +188,7 @@ static int call_repaired(const struct call *c, char *const envp[])
 		env[k++] = *e;
 	}
 	if (fix_pre && !pre_done)
-		env[k++] = put(&p, PRELOAD, lib, NULL);
+		env[k++] = put(&p, PRELOAD, whole ? whole : lib, NULL);
 	for (int i = 0; i < N_RESTORED; i++)
 		if (value[i])
 			env[k++] = put(&p, restored[i], value[i], NULL);
