@@ -92,6 +92,7 @@ done_testing() {
 	if [ $((_n_ok + _n_fail)) -eq 0 ]; then
 		fail "$SCRIPT" "no test case ran"
 	fi
+	[ "$FAKEENV_VALGRIND" = 1 ] && _valgrind_verdict
 	[ "$_n_fail" -eq 0 ] && exit 0
 	exit 1
 }
@@ -120,21 +121,63 @@ if [ "$(id -u)" = 0 ]; then
 	TUID=${FAKEENV_TEST_UID:-65534}
 	TGID=${FAKEENV_TEST_GID:-65534}
 	as_user() {
-		setpriv --reuid="$TUID" --regid="$TGID" --clear-groups -- "$@"
+		_san_env
+		setpriv --reuid="$TUID" --regid="$TGID" --clear-groups -- \
+			"${_san[@]}" "$@"
 	}
 else
 	TUID=$(id -u)
 	TGID=$(id -g)
-	as_user() { "$@"; }
+	as_user() { _san_env; "${_san[@]}" "$@"; }
 fi
 
 fe() { as_user "$FE" -- "$@"; }
 fe_opt() { as_user "$FE" "$@"; }
 
-# Hook: with FAKEENV_VALGRIND=1 the launcher is to run the daemon under
-# valgrind once it supports that (an option or variable of its own); until
-# then only the unit tests run under valgrind.
+# FAKEENV_VALGRIND=1 (make valgrind): every daemon of the script runs
+# under valgrind.  The launcher finds its daemon beside its own real path,
+# so the script gets a private copy of the launcher and library next to a
+# fakeenvd that execs valgrind on the real one; done_testing then checks
+# each daemon's log.  FAKEENV_SAN=1 (make asan): the shim is an ASan
+# build, whose runtime must come first in LD_PRELOAD; leak detection is
+# off in sessions, where every uninstrumented program (sh, tar) would
+# report its own leaks.  The unit tests keep it.
 : "${FAKEENV_VALGRIND:=0}"
+: "${FAKEENV_SAN:=0}"
+
+_valgrind_setup() {
+	local vg=$T/vg
+	command -v valgrind >/dev/null || bail "FAKEENV_VALGRIND=1 but no valgrind"
+	mkdir -p "$vg/logs"
+	cp "$BUILD/fakeenv" "$BUILD/libfakeenv.so" "$vg/"
+	cat >"$vg/fakeenvd" <<EOS
+#!/bin/sh
+exec valgrind -q --error-exitcode=99 --leak-check=full \\
+	--errors-for-leak-kinds=definite --show-leak-kinds=definite \\
+	--log-file=$vg/logs/vg.%p "$BUILD/fakeenvd" "\$@"
+EOS
+	chmod 0755 "$vg" "$vg/fakeenvd"
+	chmod 0777 "$vg/logs"
+	FE=$vg/fakeenv
+}
+
+# Every daemon has left (its log is complete) and none reported an error.
+_valgrind_verdict() {
+	local logs=$T/vg/logs f bad=
+	_vg_done() {
+		local f
+		for f in "$logs"/vg.*; do
+			[ -e "$f" ] || continue
+			pgrep -f "log-file=$logs/vg" >/dev/null && return 1
+		done
+		return 0
+	}
+	wait_until 30 _vg_done || { fail "valgrind" "daemons still running after 30 s"; return; }
+	for f in "$logs"/vg.*; do
+		[ -s "$f" ] && bad="$bad $(basename "$f"): $(head -c 300 "$f")"
+	done
+	if [ -n "$bad" ]; then fail "valgrind: the daemon is clean" "$bad"; else ok "valgrind: the daemon is clean"; fi
+}
 
 # --- the temp dir -----------------------------------------------------------
 
@@ -148,7 +191,31 @@ export TMPDIR=$T/tmp HOME=$T
 # dir it may not search turns "not found" into EACCES, 126).
 export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 unset XDG_RUNTIME_DIR FAKEENV_SOCKET FAKEENV_UIDS FAKEENV_GIDS FAKEENV_GROUPS FAKEENV_LIB
-unset LD_PRELOAD
+unset FAKEENV_UNKNOWN_IS_REAL LD_PRELOAD
+# What as_user puts before a command, in _san: nothing, or the ASan
+# runtime ahead of any LD_PRELOAD the caller set, in the sanitizer flavour
+# (only there: the script's own pgrep and awk run without it).  SAN_PRE
+# is that runtime, for a test that writes an LD_PRELOAD of its own into a
+# command line; SAN_PRE is empty in the plain flavour.
+SAN_PRE=
+if [ "$FAKEENV_SAN" = 1 ]; then
+	SAN_PRE=$(${CC:-cc} -print-file-name=libasan.so)
+	[ -f "$SAN_PRE" ] || bail "FAKEENV_SAN=1 but no libasan.so from ${CC:-cc}"
+fi
+_san_env() {
+	_san=(env)
+	[ -n "$SAN_PRE" ] &&
+		_san=(env LD_PRELOAD="$SAN_PRE${LD_PRELOAD:+:$LD_PRELOAD}" ASAN_OPTIONS=detect_leaks=0)
+}
+
+# not_with_san WHY: true (and a note) in the sanitizer flavour, for checks
+# of exact LD_PRELOAD contents that cannot hold when a runtime must come
+# first.  A skipped check prints no "ok": it is not counted as passed.
+not_with_san() {
+	[ -n "$SAN_PRE" ] || return 1
+	echo "# skipped in the sanitizer flavour: $*"
+}
+[ "$FAKEENV_VALGRIND" = 1 ] && _valgrind_setup
 
 # Inodes of the listening sockets under $T (the daemon's).
 _sock_inodes() {

@@ -15,7 +15,7 @@ out=$(as_user "$S" -e A=1 execve "$S" show 2>&1)
 check_eq "natively the child shows the real uid" \
 	"$(sed -n 1p <<<"$out" | cut -d' ' -f2)" "$TUID"
 check_eq "natively the child gets exactly its envp" "$(sed 1d <<<"$out")" "A=1"
-out=$(as_user env LD_PRELOAD="$LIB" "$S" -e A=1 execve "$S" show 2>&1)
+out=$(as_user env LD_PRELOAD="${SAN_PRE:+$SAN_PRE:}$LIB" "$S" -e A=1 execve "$S" show 2>&1)
 check_eq "outside a session the preloaded shim passes envp through" \
 	"$(sed 1d <<<"$out")" "A=1"
 
@@ -53,9 +53,10 @@ check_eq "posix_spawn with a NULL envp stays in the session" \
 
 # The repaired environment: the caller's entries first, in order, then
 # what the session needs; nothing else.
-out=$(fe "$S" -e A=1 -e B=2 execve "$S" show 2>&1 | sed 1d |
-	sed 's|^FAKEENV_SOCKET=/.*/sock$|FAKEENV_SOCKET=SOCK|')
-check_eq "a tiny env is kept in order and completed" "$out" "A=1
+if ! not_with_san "the exact LD_PRELOAD of a repaired envp"; then
+	out=$(fe "$S" -e A=1 -e B=2 execve "$S" show 2>&1 | sed 1d |
+		sed 's|^FAKEENV_SOCKET=/.*/sock$|FAKEENV_SOCKET=SOCK|')
+	check_eq "a tiny env is kept in order and completed" "$out" "A=1
 B=2
 LD_PRELOAD=$LIB
 FAKEENV_SOCKET=SOCK
@@ -64,19 +65,20 @@ FAKEENV_UIDS=0:0:0:0
 FAKEENV_GIDS=0:0:0:0
 FAKEENV_GROUPS=0"
 
-libdir=$(dirname "$(ldd /bin/true | awk '/libc\.so/ { print $3 }')")
-other=$libdir/libutil.so.1
-[ -e "$other" ] || other=$libdir/libdl.so.2
-[ -e "$other" ] || bail "no harmless library to preload in $libdir"
-check_eq "an LD_PRELOAD without the shim gets it appended" \
-	"$(fe "$S" -e LD_PRELOAD="$other" execve "$S" show 2>&1 | grep '^LD_PRELOAD=')" \
-	"LD_PRELOAD=$other:$LIB"
-check_eq "an LD_PRELOAD naming the shim is left as it is" \
-	"$(fe "$S" -e LD_PRELOAD="$other $LIB" execve "$S" show 2>&1 | grep '^LD_PRELOAD=')" \
-	"LD_PRELOAD=$other $LIB"
-check_eq "two LD_PRELOADs become one: the last (ld.so's) with the shim" \
-	"$(fe "$S" -e LD_PRELOAD=/nonexistent.so -e LD_PRELOAD="$other" execve "$S" show 2>&1 |
-		grep '^LD_PRELOAD=')" "LD_PRELOAD=$other:$LIB"
+	libdir=$(dirname "$(ldd /bin/true | awk '/libc\.so/ { print $3 }')")
+	other=$libdir/libutil.so.1
+	[ -e "$other" ] || other=$libdir/libdl.so.2
+	[ -e "$other" ] || bail "no harmless library to preload in $libdir"
+	check_eq "an LD_PRELOAD without the shim gets it appended" \
+		"$(fe "$S" -e LD_PRELOAD="$other" execve "$S" show 2>&1 | grep '^LD_PRELOAD=')" \
+		"LD_PRELOAD=$other:$LIB"
+	check_eq "an LD_PRELOAD naming the shim is left as it is" \
+		"$(fe "$S" -e LD_PRELOAD="$other $LIB" execve "$S" show 2>&1 | grep '^LD_PRELOAD=')" \
+		"LD_PRELOAD=$other $LIB"
+	check_eq "two LD_PRELOADs become one: the last (ld.so's) with the shim" \
+		"$(fe "$S" -e LD_PRELOAD=/nonexistent.so -e LD_PRELOAD="$other" execve "$S" show 2>&1 |
+			grep '^LD_PRELOAD=')" "LD_PRELOAD=$other:$LIB"
+fi
 check_eq "a FAKEENV_SOCKET in envp is not duplicated" \
 	"$(fe sh -c 'exec "$0" -e FAKEENV_SOCKET="$FAKEENV_SOCKET" execve "$0" show' "$S" 2>&1 |
 		grep -c '^FAKEENV_SOCKET=')" 1
