@@ -144,6 +144,8 @@ fe_opt() { as_user "$FE" "$@"; }
 # report its own leaks.  The unit tests keep it.
 : "${FAKEENV_VALGRIND:=0}"
 : "${FAKEENV_SAN:=0}"
+# The daemon's process name, for counting daemons (valgrind's under it).
+DAEMON=fakeenvd
 
 _valgrind_setup() {
 	local vg=$T/vg
@@ -159,6 +161,7 @@ EOS
 	chmod 0755 "$vg" "$vg/fakeenvd"
 	chmod 0777 "$vg/logs"
 	FE=$vg/fakeenv
+	DAEMON=memcheck-amd64-
 }
 
 # Every daemon has left (its log is complete) and none reported an error.

@@ -6,7 +6,8 @@
 . "$(dirname "$0")/lib.sh"
 
 S=$H/spawn
-LIB=$(readlink -f "$BUILD/libfakeenv.so")
+# The library the sessions preload: a private copy under make valgrind.
+LIB=$(readlink -f "$(dirname "$FE")/libfakeenv.so")
 root="uid 0 gid 0 groups 0"
 
 # The helper itself, natively: it prints the real ids, and a preloaded

@@ -5,8 +5,8 @@
 # Nested sessions join the outer daemon.  Waits are bounded polls.
 . "$(dirname "$0")/lib.sh"
 
-gone() { wait_until 10 no_procs fakeenvd fakeenv sleep; }
-left() { echo "left: $(for n in fakeenvd fakeenv sleep; do session_pids $n | sed "s/^/$n:/"; done | tr '\n' ' ')"; }
+gone() { wait_until 10 no_procs "$DAEMON" fakeenv sleep; }
+left() { echo "left: $(for n in "$DAEMON" fakeenv sleep; do session_pids $n | sed "s/^/$n:/"; done | tr '\n' ' ')"; }
 
 fe true
 if gone; then ok "CMD exits: no daemon left"; else fail "CMD exits: no daemon left" "$(left)"; fi
@@ -71,7 +71,7 @@ rm -f inner.ready
 fe sh -c '"$FE" -- sh -c "id -u >inner.out; touch inner.ready; sleep 2"' >/dev/null 2>&1 &
 pid=$!
 if wait_until 10 test -e inner.ready; then
-	check_eq "nested: one daemon during the inner command" "$(session_pids fakeenvd | wc -l)" 1
+	check_eq "nested: one daemon during the inner command" "$(session_pids "$DAEMON" | wc -l)" 1
 else
 	fail "nested: one daemon during the inner command" "the inner command never ran"
 fi
