@@ -85,6 +85,12 @@ void fe_meta_get(struct fe_meta *m)
 		(st)->st_rdev = (m).rdev;                                   \
 	} while (0)
 
+void fe_meta_faked(const struct stat *st, struct fe_meta *m)
+{
+	*m = (struct fe_meta)META_FROM(st);
+	fe_meta_get(m);
+}
+
 void fe_fix_stat(struct stat *st)
 {
 	struct fe_meta m = META_FROM(st);

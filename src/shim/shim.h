@@ -140,6 +140,9 @@ struct fe_meta {
  * daemon cannot answer, the file reads as a file with no record: 0:0. */
 void fe_meta_get(struct fe_meta *m);
 
+/* The session's view of the inode of a real stat result, into m. */
+void fe_meta_faked(const struct stat *st, struct fe_meta *m);
+
 /* Lay the session's view over a stat result in place; errno untouched. */
 void fe_fix_stat(struct stat *st);
 void fe_fix_stat64(struct stat64 *st);

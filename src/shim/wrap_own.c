@@ -21,18 +21,6 @@ static const char *hint_for(int dirfd, const char *path, char *buf, size_t n)
 			 fe_fdpath(dirfd, buf, n);
 }
 
-/* The faked owner and mode of an inode we have a stat of. */
-static void faked(const struct stat *st, struct fe_meta *m)
-{
-	m->dev = st->st_dev;
-	m->ino = st->st_ino;
-	m->mode = st->st_mode;
-	m->uid = st->st_uid;
-	m->gid = st->st_gid;
-	m->rdev = st->st_rdev;
-	fe_meta_get(m);
-}
-
 /*
  * The one core of the chown family; flags as fchownat
  * (AT_SYMLINK_NOFOLLOW, AT_EMPTY_PATH).  Without the fake CAP_CHOWN (fake
@@ -57,7 +45,7 @@ static int own_core(int dirfd, const char *path, uint32_t uid, uint32_t gid,
 		struct fe_meta m;
 		uid_t fsuid = fe_cred_fsuid();
 
-		faked(&st, &m);
+		fe_meta_faked(&st, &m);
 		if (uid != NOCHANGE && (fsuid != m.uid || uid != m.uid))
 			return -EPERM;
 		if (gid != NOCHANGE &&
@@ -137,7 +125,7 @@ static int mode_core(int fd, int dirfd, const char *path, mode_t mode,
 	if (fe_cred_euid() != 0) {
 		struct fe_meta m;
 
-		faked(&st, &m);
+		fe_meta_faked(&st, &m);
 		if (fe_cred_fsuid() != m.uid)
 			return -EPERM;
 		/* As the kernel does for a group the caller is not in. */
@@ -242,7 +230,7 @@ static int acl_core(int fd, const char *path, mode_t perm, int flags)
 		      fe_sys_fstatat(AT_FDCWD, path, &st, flags);
 	if (r < 0)
 		return r;
-	faked(&st, &m);
+	fe_meta_faked(&st, &m);
 	return mode_core(fd, AT_FDCWD, path, (m.mode & 07000) | perm, flags);
 }
 
@@ -308,7 +296,7 @@ static int access_core(int dirfd, const char *path, int amode, int flags)
 		if (r == -EROFS || r == -ETXTBSY)
 			return r;
 	}
-	faked(&st, &m);
+	fe_meta_faked(&st, &m);
 	uid = flags & AT_EACCESS ? fe_cred_euid() : fe_cred_ruid();
 	gid = flags & AT_EACCESS ? fe_cred_egid() : fe_cred_rgid();
 	if (uid == 0) {
