@@ -228,13 +228,16 @@ _sock_inodes() {
 # _mine PID: the process belongs to this script's sessions.
 _mine() {
 	local pid=$1 fd l ino
-	{ tr "\0" "\n" </proc/"$pid"/environ; } 2>/dev/null | grep -qxF "TMPDIR=$T/tmp" && return 0
+	# grep -q exits at the first match; with pipefail the writer's SIGPIPE
+	# would then fail the pipeline, so grep reads from a file or a
+	# process substitution, never from a pipe.
+	grep -qxF "TMPDIR=$T/tmp" < <(tr "\0" "\n" 2>/dev/null </proc/"$pid"/environ) && return 0
 	case $(readlink /proc/"$pid"/cwd 2>/dev/null) in "$T"/*|"$T") return 0 ;; esac
 	for fd in /proc/"$pid"/fd/*; do
 		l=$(readlink "$fd" 2>/dev/null) || continue
 		case $l in socket:\[*\])
 			ino=${l#socket:[}; ino=${ino%]}
-			_sock_inodes | grep -qx "$ino" && return 0 ;;
+			grep -qx "$ino" < <(_sock_inodes) && return 0 ;;
 		esac
 	done
 	return 1

@@ -27,7 +27,7 @@ out=$(fe sh -c '
 rc=$?
 check_eq "session setup (chown, chmod, mknod, ln -s) exits 0" "$rc" 0
 
-get() { grep "^$1 $2 " <<<"$out" | head -1 | cut -d' ' -f3-; }
+get() { grep -m1 "^$1 $2 " <<<"$out" | cut -d' ' -f3-; }
 for c in $calls; do
 	check_eq "$c: chown 12:34 + chmod 4755 shown" "$(get f "$c")" "12 34 104755 0 0"
 	check_eq "$c: char device 5,1 shown" "$(get d "$c")" "0 0 20644 5 1"
