@@ -1,0 +1,204 @@
+/*
+ * The journal: the flat file a daemon's table is saved to, and the only
+ * on-disk format of fakeenv.  Linked into the daemon, the launcher (fsck,
+ * export), the unit tests and the fuzz targets; never into the shim.
+ *
+ * Layout (every integer little-endian, fixed width; offsets from the start
+ * of the file):
+ *
+ *   header   64 bytes
+ *     0  magic[8]       "FAKEENVJ"
+ *     8  u32 version    FE_JNL_VERSION; a larger one is refused as newer
+ *    12  u32 hdr_size   64
+ *    16  u32 rec_size   64
+ *    20  u32 flags      0 (a set bit is refused as newer)
+ *    24  u64 nrec       records
+ *    32  u64 str_size   bytes of the string area
+ *    40  i64 written    unix seconds at write time (informational)
+ *    48  u64 file_size  64 + nrec * 64 + str_size + 8
+ *    56  u64 reserved   0
+ *   records  nrec * 64 bytes, at offset 64
+ *     0  u64 dev        st_dev when saved (glibc makedev encoding)
+ *     8  u64 ino
+ *    16  u64 rdev       faked st_rdev (with FE_JNL_DEV_SET), else 0
+ *    24  u64 str_off    offset of this record's strings in the string area
+ *    32  i64 btime_sec  birth time when saved, 0 with btime_nsec 0: unknown
+ *    40  u32 btime_nsec < 1e9
+ *    44  u32 str_len    bytes of this record's strings
+ *    48  u32 uid
+ *    52  u32 gid
+ *    56  u32 mode       st_mode, type bits included: the faked type with
+ *                       FE_JNL_DEV_SET, else the real type; the permission
+ *                       bits mean something with FE_JNL_MODE_SET
+ *    60  u32 flags      FE_JNL_MODE_SET | FE_JNL_DEV_SET, no other bit
+ *   string area  str_size bytes, at offset 64 + nrec * 64
+ *     a record's strings: its path, NUL-terminated (an empty path, a lone
+ *     NUL, means unknown), then its xattr block: zero or more entries of
+ *     u32 name_len (1..255), u32 value_len (0..FE_JNL_XATTR_MAX), the name
+ *     (no NUL in it), the value.  Records' strings never overlap and lie
+ *     within the area; the area holds nothing else.
+ *   trailer  8 bytes
+ *     0  u32 crc        CRC-32C (Castagnoli) of every byte before it
+ *     4  magic[4]       "JEND"
+ *
+ * Every check is made before a single record is trusted: a journal is
+ * taken whole or refused whole.
+ */
+#ifndef FE_JOURNAL_H
+#define FE_JOURNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define FE_JNL_VERSION   1
+#define FE_JNL_HDR_SIZE  64
+#define FE_JNL_REC_SIZE  64
+#define FE_JNL_TRL_SIZE  8
+#define FE_JNL_XATTR_MAX 65536 /* bytes of one value */
+#define FE_JNL_NAME_MAX  255   /* bytes of one xattr name */
+
+/* Record flags. */
+#define FE_JNL_MODE_SET 0x1u /* permission bits are faked */
+#define FE_JNL_DEV_SET  0x2u /* type and rdev are faked (a device node whose
+				real file is a regular file) */
+
+/* Why a journal was refused.  fe_jnl_errname() gives a short name. */
+enum fe_jnl_err {
+	FE_JNL_OK = 0,
+	FE_JNL_ETRUNC,   /* shorter than the header says (or than a header) */
+	FE_JNL_EMAGIC,   /* not a fakeenv journal */
+	FE_JNL_EVERSION, /* a newer version or unknown header flags */
+	FE_JNL_ESIZE,    /* sizes that cannot be: file_size disagrees with
+			    the counts or the length, counts that overflow */
+	FE_JNL_ECRC,     /* checksum mismatch, or trailer magic wrong */
+	FE_JNL_ERECORD,  /* a record breaks a rule above (its index named in
+			    the message) */
+};
+
+/* A decoded record.  path and xattrs point into the checked buffer. */
+struct fe_jnl_rec {
+	uint64_t dev;
+	uint64_t ino;
+	uint64_t rdev;
+	int64_t btime_sec;
+	uint32_t btime_nsec;
+	uint32_t uid;
+	uint32_t gid;
+	uint32_t mode;
+	uint32_t flags;               /* FE_JNL_* */
+	const char *path;             /* NUL-terminated, "" when unknown */
+	size_t path_len;              /* strlen(path) */
+	const unsigned char *xattrs;  /* the raw xattr block */
+	size_t xattrs_len;
+};
+
+/* A journal that passed fe_jnl_parse(). */
+struct fe_jnl_view {
+	const unsigned char *buf;
+	size_t len;
+	uint64_t nrec;
+	uint64_t str_size;
+	int64_t written;
+	uint32_t version;
+};
+
+/* The CRC-32C of len bytes, continued from crc (0 to start). */
+uint32_t fe_crc32c(uint32_t crc, const void *buf, size_t len);
+
+/* A short fixed name for err ("truncated", "bad checksum", ...). */
+const char *fe_jnl_errname(enum fe_jnl_err err);
+
+/*
+ * Check the len bytes at buf completely: header, sizes, checksum, then
+ * every record and its strings and xattr block.  Returns FE_JNL_OK and
+ * fills *v, or an error with a one-line description in why (always
+ * NUL-terminated, e.g. "truncated: 4096 bytes, the header says 81920").
+ * Pure: reads buf only; buf need not be aligned.
+ */
+enum fe_jnl_err fe_jnl_parse(const void *buf, size_t len,
+			     struct fe_jnl_view *v, char *why, size_t why_size);
+
+/* Record i (< v->nrec) of a parsed journal. */
+void fe_jnl_get(const struct fe_jnl_view *v, uint64_t i,
+		struct fe_jnl_rec *r);
+
+/*
+ * Iterate an xattr block: *pos starts at 0.  Returns true and sets the
+ * entry's name (not NUL-terminated; name_len bytes) and value, or false at
+ * the end.  The block must come from a parsed journal (or have been built
+ * by fe_jnl_xattr_put()).
+ */
+bool fe_jnl_xattr_next(const unsigned char *blk, size_t len, size_t *pos,
+		       const char **name, size_t *name_len,
+		       const unsigned char **val, size_t *val_len);
+
+/*
+ * The streaming writer: one sequential pass, buffered, so that the number
+ * of write(2) calls does not grow with the records (1 MiB at a time).
+ * The caller knows its counts first (a pass over its table in memory),
+ * then writes every record, then every record's strings in the same
+ * order.  The writer checks that the calls add up and keeps the CRC.
+ *
+ *   fe_jnl_w_begin(&w, fd, nrec, str_size, time(NULL));
+ *   for each record:  fe_jnl_w_rec(&w, &rec)       (str_off is the
+ *                     writer's running sum of fe_jnl_str_len())
+ *   for each record:  fe_jnl_w_str(&w, &rec)
+ *   fe_jnl_w_end(&w);                                (trailer, flush)
+ *
+ * Errors are sticky: the first -errno (or -EINVAL when the calls do not
+ * add up) is kept, later calls do nothing, fe_jnl_w_end() returns it.
+ * fe_jnl_w_end() always frees the buffer.
+ */
+struct fe_jnl_w {
+	int fd;
+	int err;
+	unsigned char *buf;
+	size_t len;
+	uint32_t crc;
+	uint64_t nrec, recs_done;
+	uint64_t str_size, str_off, str_done;
+};
+
+/* The bytes fe_jnl_w_str() will write for r: path + NUL + xattrs. */
+static inline uint64_t fe_jnl_str_len(const struct fe_jnl_rec *r)
+{
+	return (uint64_t)r->path_len + 1 + r->xattrs_len;
+}
+
+int fe_jnl_w_begin(struct fe_jnl_w *w, int fd, uint64_t nrec,
+		   uint64_t str_size, int64_t written);
+void fe_jnl_w_rec(struct fe_jnl_w *w, const struct fe_jnl_rec *r);
+void fe_jnl_w_str(struct fe_jnl_w *w, const struct fe_jnl_rec *r);
+int fe_jnl_w_end(struct fe_jnl_w *w);
+
+/*
+ * Save atomically to path: a temporary file beside it (mode 0600), emit()
+ * writes the journal through the writer it is given (begin to end), then
+ * fsync, rename over path, fsync of the directory.  On any failure the
+ * temporary file is removed and path is as it was.  Returns 0 or -errno.
+ */
+int fe_jnl_save(const char *path,
+		int (*emit)(struct fe_jnl_w *w, int fd, void *ctx), void *ctx);
+
+/*
+ * Read the whole file at path into a malloc'd buffer (*buf, *len).
+ * Returns 0 or -errno (-EFBIG past SIZE_MAX/2).  -ENOENT is the caller's
+ * to judge (a journal not written yet).
+ */
+int fe_jnl_read_file(const char *path, unsigned char **buf, size_t *len);
+
+/*
+ * Salvage: write to fd (with a fresh header and checksum) every record of
+ * the damaged len bytes at buf that can be trusted on its own: the header
+ * magic must be right and its hdr_size/rec_size known; then each whole
+ * record present in the file, with valid fields and strings that lie
+ * within the bytes present and are well-formed, is kept; the checksum is
+ * ignored.  *kept and *lost count records (lost: those the header claims
+ * that were not kept).  Returns 0 or -errno (-EINVAL: nothing can be
+ * trusted, e.g. the magic is wrong; *why then says why).
+ */
+int fe_jnl_salvage(const void *buf, size_t len, int fd, uint64_t *kept,
+		   uint64_t *lost, char *why, size_t why_size);
+
+#endif
