@@ -76,26 +76,43 @@ static bool still_ours(int fd)
 	       st.st_dev == conn_dev && st.st_ino == conn_ino;
 }
 
+/*
+ * One message each way with writev and read, not sendmsg and recv: a
+ * program that sandboxed itself with seccomp (file(1) does) is likely to
+ * allow read and write on fds it holds, much less likely sendmsg.  write
+ * has no MSG_NOSIGNAL: every signal is blocked here, so a SIGPIPE it
+ * raises stays pending, and is taken back when the program was not
+ * blocking SIGPIPE itself (oldmask); a program that blocks it gets what
+ * its own write would have given it.
+ */
 static int exchange(int fd, const struct fe_req *req, const char *tail,
-		    struct fe_rep *rep)
+		    struct fe_rep *rep, const sigset_t *oldmask)
 {
 	struct iovec iov[2] = {
 		{ (void *)req, sizeof(*req) },
 		{ (void *)tail, req->tail_len },
 	};
-	struct msghdr mh = { .msg_iov = iov, .msg_iovlen = tail ? 2 : 1 };
 	size_t want = sizeof(*req) + req->tail_len;
 	ssize_t n;
 
 	do
-		n = sendmsg(fd, &mh, MSG_NOSIGNAL);
+		n = writev(fd, iov, tail ? 2 : 1);
 	while (n < 0 && errno == EINTR);
+	if (n < 0 && errno == EPIPE && !sigismember(oldmask, SIGPIPE)) {
+		static const struct timespec now = { 0, 0 };
+		sigset_t pipe_set;
+
+		sigemptyset(&pipe_set);
+		sigaddset(&pipe_set, SIGPIPE);
+		(void)sigtimedwait(&pipe_set, NULL, &now);
+		errno = EPIPE;
+	}
 	if (n < 0)
 		return -errno;
 	if ((size_t)n != want)
 		return -EPROTO;
 	do
-		n = recv(fd, rep, sizeof(*rep), 0);
+		n = read(fd, rep, sizeof(*rep));
 	while (n < 0 && errno == EINTR);
 	if (n < 0)
 		return -errno;
@@ -113,7 +130,7 @@ static bool conn_lost(int r)
 }
 
 static int call_locked(pid_t pid, const struct fe_req *req, const char *tail,
-		       struct fe_rep *rep)
+		       struct fe_rep *rep, const sigset_t *oldmask)
 {
 	struct stat st;
 	int fd, r;
@@ -124,7 +141,7 @@ static int call_locked(pid_t pid, const struct fe_req *req, const char *tail,
 		/* Someone else's memory: connect, ask, hang up. */
 		r = sock_open(&fd, &st);
 		if (r == 0) {
-			r = exchange(fd, req, tail, rep);
+			r = exchange(fd, req, tail, rep, oldmask);
 			close(fd);
 		}
 		return r;
@@ -142,7 +159,7 @@ static int call_locked(pid_t pid, const struct fe_req *req, const char *tail,
 			conn_dev = st.st_dev;
 			conn_ino = st.st_ino;
 		}
-		r = exchange(conn_fd, req, tail, rep);
+		r = exchange(conn_fd, req, tail, rep, oldmask);
 		if (!conn_lost(r))
 			return r;
 		close(conn_fd);
@@ -177,7 +194,7 @@ int fe_conn_call(struct fe_req *req, const char *tail, struct fe_rep *rep)
 	pthread_sigmask(SIG_SETMASK, &all, &old);
 	fe_depth++;
 	pthread_mutex_lock(&lock);
-	r = call_locked(pid, req, tail, rep);
+	r = call_locked(pid, req, tail, rep, &old);
 	pthread_mutex_unlock(&lock);
 	fe_depth--;
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
@@ -190,6 +207,31 @@ int fe_conn_call(struct fe_req *req, const char *tail, struct fe_rep *rep)
 					 fe_strerror(-r));
 	errno = saved;
 	return r;
+}
+
+void fe_conn_prepare(void)
+{
+	sigset_t all, old;
+	pid_t pid = getpid();
+	struct stat st;
+	int saved = errno, fd;
+
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	fe_depth++;
+	pthread_mutex_lock(&lock);
+	if (conn_owner == 0)
+		conn_owner = pid;
+	if (conn_owner == pid && !(conn_fd >= 0 && still_ours(conn_fd)) &&
+	    sock_open(&fd, &st) == 0) {
+		conn_fd = fd;
+		conn_dev = st.st_dev;
+		conn_ino = st.st_ino;
+	}
+	pthread_mutex_unlock(&lock);
+	fe_depth--;
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	errno = saved;
 }
 
 /* The fork child owns a copy of everything: the lock may have been held
