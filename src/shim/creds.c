@@ -466,3 +466,21 @@ int initgroups(const char *user, gid_t group)
 		n = FE_GROUPS_MAX;
 	return fe_ret(set_groups((size_t)n, list), saved);
 }
+
+/* Second names for syscall() (wrap_syscall.c). */
+FE_SELF(getuid);
+FE_SELF(geteuid);
+FE_SELF(getgid);
+FE_SELF(getegid);
+FE_SELF(getresuid);
+FE_SELF(getresgid);
+FE_SELF(getgroups);
+FE_SELF(setgroups);
+FE_SELF(setuid);
+FE_SELF(setgid);
+FE_SELF(setreuid);
+FE_SELF(setregid);
+FE_SELF(setresuid);
+FE_SELF(setresgid);
+FE_SELF(setfsuid);
+FE_SELF(setfsgid);

@@ -16,6 +16,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/prctl.h> /* prctl in wrap.def */
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <unistd.h>
@@ -30,9 +31,28 @@
 #define WRAP(ret, name, params)                 \
 	typedef ret fe_##name##_fn params;      \
 	FE_EXPORT ret name params;              \
-	fe_##name##_fn *real_##name(void);
+	fe_##name##_fn *real_##name(void);      \
+	__attribute__((visibility("hidden"))) fe_##name##_fn fe_self_##name;
 #include "wrap.def"
 #undef WRAP
+
+/*
+ * fe_self_<name>: a hidden second name of our own wrapper <name>, for the
+ * calls the shim routes to itself (syscall(SYS_chown, ...) is chown).
+ * Bound when the library is linked, never through the PLT, so it cannot
+ * land in libc or in whoever else defines <name>.  FE_SELF(name) after a
+ * wrapper's definition, in its own file, makes the alias.
+ */
+#define FE_SELF(name) \
+	extern fe_##name##_fn fe_self_##name                   \
+		__attribute__((alias(#name), copy(name)))
+
+/*
+ * syscall() is a wrapped name (wrap_syscall.c): the shim's own raw system
+ * calls go to fe_syscall(), which is libc's syscall() and never ours.
+ */
+long fe_syscall(long nr, ...);
+#define syscall fe_syscall
 
 /* Call the next definition of name, or fail with ENOSYS when the libc we
  * run on does not have it (statx before glibc 2.28, ...). */

@@ -352,3 +352,7 @@ int execle(const char *path, const char *arg, ...)
 
 	return run(&c, envp);
 }
+
+/* Second names for syscall() (wrap_syscall.c). */
+FE_SELF(execve);
+FE_SELF(execveat);

@@ -125,3 +125,7 @@ int mkfifoat(int dirfd, const char *path, mode_t mode)
 	return fe_ret(node_core(dirfd, path, S_IFIFO | (mode & 07777), 0),
 		      errno);
 }
+
+/* Second names for syscall() (wrap_syscall.c). */
+FE_SELF(mknod);
+FE_SELF(mknodat);

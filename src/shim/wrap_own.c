@@ -340,3 +340,14 @@ int eaccess(const char *path, int amode)
 		return REAL(eaccess, path, amode);
 	return fe_ret(access_core(AT_FDCWD, path, amode, AT_EACCESS), errno);
 }
+
+/* Second names for syscall() (wrap_syscall.c). */
+FE_SELF(chown);
+FE_SELF(lchown);
+FE_SELF(fchown);
+FE_SELF(fchownat);
+FE_SELF(chmod);
+FE_SELF(fchmod);
+FE_SELF(fchmodat);
+FE_SELF(access);
+FE_SELF(faccessat);

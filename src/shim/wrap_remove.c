@@ -198,3 +198,11 @@ int renameat2(int olddirfd, const char *old, int newdirfd, const char *path,
 	return rename_core(olddirfd, old, newdirfd, path, flags,
 			   call_renameat2);
 }
+
+/* Second names for syscall() (wrap_syscall.c). */
+FE_SELF(unlink);
+FE_SELF(unlinkat);
+FE_SELF(rmdir);
+FE_SELF(rename);
+FE_SELF(renameat);
+FE_SELF(renameat2);

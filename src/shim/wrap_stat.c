@@ -72,3 +72,10 @@ int statx(int dirfd, const char *path, int flags, unsigned int mask,
 		fe_fix_statx(stx);
 	return r;
 }
+
+/* Second names for syscall() (wrap_syscall.c). */
+FE_SELF(stat);
+FE_SELF(lstat);
+FE_SELF(fstat);
+FE_SELF(fstatat);
+FE_SELF(statx);
