@@ -27,6 +27,8 @@ static dev_t conn_dev;     /* its st_dev and st_ino, to recognise it */
 static ino_t conn_ino;
 static pid_t conn_owner;   /* the process these globals belong to */
 static atomic_int reported; /* the unreachable daemon was reported */
+static bool plain_io;      /* writev/read, not sendmsg/recv: a seccomp
+			      filter is coming or in place; guarded by lock */
 
 /* Open a connection; on success *fd is above the usual fds, cloexec. */
 static int sock_open(int *fd, struct stat *st)
@@ -77,42 +79,38 @@ static bool still_ours(int fd)
 }
 
 /*
- * One message each way with writev and read, not sendmsg and recv: a
- * program that sandboxed itself with seccomp (file(1) does) is likely to
- * allow read and write on fds it holds, much less likely sendmsg.  write
- * has no MSG_NOSIGNAL: every signal is blocked here, so a SIGPIPE it
- * raises stays pending, and is taken back when the program was not
- * blocking SIGPIPE itself (oldmask); a program that blocks it gets what
- * its own write would have given it.
+ * One message each way.  sendmsg and recv fail with ENOTSOCK on anything
+ * but a socket: should another thread of the program dup2 a file over our
+ * fd between still_ours() and here, nothing is written to it or read from
+ * it.  A process that is about to sandbox itself with seccomp (plain_io,
+ * set by fe_conn_prepare) uses writev and read instead, which such a
+ * filter is far more likely to allow.  writev has no MSG_NOSIGNAL and
+ * needs none: a SOCK_SEQPACKET send takes the kernel's datagram path,
+ * which fails with EPIPE on a dead peer without raising SIGPIPE
+ * (t-daemon-killed checks it).
  */
 static int exchange(int fd, const struct fe_req *req, const char *tail,
-		    struct fe_rep *rep, const sigset_t *oldmask)
+		    struct fe_rep *rep)
 {
 	struct iovec iov[2] = {
 		{ (void *)req, sizeof(*req) },
 		{ (void *)tail, req->tail_len },
 	};
+	struct msghdr mh = { .msg_iov = iov, .msg_iovlen = tail ? 2 : 1 };
 	size_t want = sizeof(*req) + req->tail_len;
 	ssize_t n;
 
 	do
-		n = writev(fd, iov, tail ? 2 : 1);
+		n = plain_io ? writev(fd, iov, (int)mh.msg_iovlen) :
+			       sendmsg(fd, &mh, MSG_NOSIGNAL);
 	while (n < 0 && errno == EINTR);
-	if (n < 0 && errno == EPIPE && !sigismember(oldmask, SIGPIPE)) {
-		static const struct timespec now = { 0, 0 };
-		sigset_t pipe_set;
-
-		sigemptyset(&pipe_set);
-		sigaddset(&pipe_set, SIGPIPE);
-		(void)sigtimedwait(&pipe_set, NULL, &now);
-		errno = EPIPE;
-	}
 	if (n < 0)
 		return -errno;
 	if ((size_t)n != want)
 		return -EPROTO;
 	do
-		n = read(fd, rep, sizeof(*rep));
+		n = plain_io ? read(fd, rep, sizeof(*rep)) :
+			       recv(fd, rep, sizeof(*rep), 0);
 	while (n < 0 && errno == EINTR);
 	if (n < 0)
 		return -errno;
@@ -130,7 +128,7 @@ static bool conn_lost(int r)
 }
 
 static int call_locked(pid_t pid, const struct fe_req *req, const char *tail,
-		       struct fe_rep *rep, const sigset_t *oldmask)
+		       struct fe_rep *rep)
 {
 	struct stat st;
 	int fd, r;
@@ -141,7 +139,7 @@ static int call_locked(pid_t pid, const struct fe_req *req, const char *tail,
 		/* Someone else's memory: connect, ask, hang up. */
 		r = sock_open(&fd, &st);
 		if (r == 0) {
-			r = exchange(fd, req, tail, rep, oldmask);
+			r = exchange(fd, req, tail, rep);
 			close(fd);
 		}
 		return r;
@@ -159,7 +157,7 @@ static int call_locked(pid_t pid, const struct fe_req *req, const char *tail,
 			conn_dev = st.st_dev;
 			conn_ino = st.st_ino;
 		}
-		r = exchange(conn_fd, req, tail, rep, oldmask);
+		r = exchange(conn_fd, req, tail, rep);
 		if (!conn_lost(r))
 			return r;
 		close(conn_fd);
@@ -194,7 +192,7 @@ int fe_conn_call(struct fe_req *req, const char *tail, struct fe_rep *rep)
 	pthread_sigmask(SIG_SETMASK, &all, &old);
 	fe_depth++;
 	pthread_mutex_lock(&lock);
-	r = call_locked(pid, req, tail, rep, &old);
+	r = call_locked(pid, req, tail, rep);
 	pthread_mutex_unlock(&lock);
 	fe_depth--;
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
@@ -220,6 +218,7 @@ void fe_conn_prepare(void)
 	pthread_sigmask(SIG_SETMASK, &all, &old);
 	fe_depth++;
 	pthread_mutex_lock(&lock);
+	plain_io = true;
 	if (conn_owner == 0)
 		conn_owner = pid;
 	if (conn_owner == pid && !(conn_fd >= 0 && still_ours(conn_fd)) &&

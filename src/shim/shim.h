@@ -132,8 +132,9 @@ int fe_conn_call(struct fe_req *req, const char *tail, struct fe_rep *rep);
 
 /* Open the connection now if this process has none, so that a program
  * about to forbid socket(2) and connect(2) to itself (a seccomp filter)
- * keeps its session: the round trip needs only writev, read, fstat,
- * getpid and rt_sigprocmask.  Failure is silent: the next call reports. */
+ * keeps its session; from now on the round trip needs only writev, read,
+ * fstat, getpid and rt_sigprocmask.  Failure is silent: the next call
+ * reports. */
 void fe_conn_prepare(void);
 
 /* --- fake credentials (creds.c) --- */
