@@ -4,12 +4,15 @@
  * shim's own wrapper (fe_self_<name>, never libc through the PLT), with
  * syscall()'s conventions, which are the wrappers' own: -1 and errno on
  * failure.  Every other number goes straight to the kernel.  A program
- * installing a seccomp filter has its connection to the daemon opened
- * first, while socket(2) and connect(2) are still allowed.
+ * installing a seccomp filter (prctl or SYS_seccomp) has its connection
+ * to the daemon opened first, while socket(2) and connect(2) are still
+ * allowed.  Strict mode is not helped: it allows too little for any
+ * round trip.
  */
 #include "shim.h"
 
 #include <linux/openat2.h>
+#include <linux/seccomp.h>
 #include <stdarg.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -311,10 +314,11 @@ static long route(long nr, const long *a, bool *done)
 
 	/* A filter is about to forbid connecting: connect first. */
 	case SYS_seccomp:
-		fe_conn_prepare();
+		if (a[0] == SECCOMP_SET_MODE_FILTER)
+			fe_conn_prepare();
 		break;
 	case SYS_prctl:
-		if (a[0] == PR_SET_SECCOMP)
+		if (a[0] == PR_SET_SECCOMP && a[1] == SECCOMP_MODE_FILTER)
 			fe_conn_prepare();
 		break;
 	}
@@ -346,7 +350,8 @@ int prctl(int option, ...)
 	for (int i = 0; i < 4; i++)
 		a[i] = va_arg(ap, unsigned long);
 	va_end(ap);
-	if (option == PR_SET_SECCOMP && fe_faking())
+	if (option == PR_SET_SECCOMP && a[0] == SECCOMP_MODE_FILTER &&
+	    fe_faking())
 		fe_conn_prepare();
 	return REAL(prctl, option, a[0], a[1], a[2], a[3]);
 }
