@@ -54,9 +54,14 @@ check_eq "syscall mknod made a plain file for real" "$(stat -c %F c0)" "regular 
 
 # With -u a file without a record shows its real owner: only a file the
 # shim saw being made shows the fake fsuid.
-for c in openat2 open openat creat mkdir; do
+for c in openat2 open openat creat mkdir mkdirat; do
 	check_eq "syscall $c: the new file belongs to the fake root" \
 		"$(fe_opt -u -- sh -c "\"\$0\" $c new.$c 0640 && stat -c %u:%g new.$c" "$X" 2>&1)" "ok
+0:0"
+done
+for c in symlink symlinkat; do
+	check_eq "syscall $c: the new link belongs to the fake root" \
+		"$(fe_opt -u -- sh -c "\"\$0\" $c new.$c target && stat -c %u:%g new.$c" "$X" 2>&1)" "ok
 0:0"
 done
 check_ne "with -u a file made by touch natively shows its real owner (the test can fail)" \
@@ -80,6 +85,17 @@ done
 check_eq "syscall unlinkat and rmdir succeed" \
 	"$(in_fe 'touch ua; mkdir rd; "$0" unlinkat ua && "$0" rmdir rd')" "ok
 ok"
+
+must "make a read-only file" as_user sh -c 'touch ro && chmod 0444 ro'
+for c in access faccessat faccessat2; do
+	check_eq "syscall $c: the fake root may write a 0444 file" "$(in_fe "\"\$0\" $c ro")" ok
+done
+check_eq "natively syscall access W_OK of a 0444 file fails (the test can fail)" \
+	"$(as_user "$X" access ro 2>&1)" "ERR EACCES"
+check_eq "syscall execve with an empty envp stays in the session" \
+	"$(in_fe '"$0" execve /usr/bin/id -u')" 0
+check_ne "natively that execve shows the real uid (the test can fail)" \
+	"$(as_user "$X" execve /usr/bin/id -u 2>&1)" 0
 
 check_eq "syscall credentials follow the kernel's rules on the fake ids" \
 	"$(in_fe '"$0" creds')" "start: uid 0 euid 0 gid 0 egid 0 resuid 0,0,0 resgid 0,0,0 groups 0

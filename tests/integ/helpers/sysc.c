@@ -8,7 +8,9 @@
  *   sysc stat|lstat|fstat|newfstatat|statx PATH   "uid gid mode maj min"
  *   sysc mknod|mknodat PATH MODE MAJOR MINOR
  *   sysc openat2|open|openat|creat PATH MODE  (creating; O_CREAT)
- *   sysc mkdir PATH MODE
+ *   sysc mkdir|mkdirat PATH MODE     sysc symlink|symlinkat PATH TARGET
+ *   sysc access|faccessat|faccessat2 PATH   may the caller write PATH?
+ *   sysc execve PROG [ARG...]   exec PROG with an empty envp
  *   sysc unlink|unlinkat|rmdir PATH
  *   sysc rename|renameat|renameat2 OLD NEW
  *   sysc creds     set groups, gids, uids through syscall() and print
@@ -199,6 +201,25 @@ int main(int argc, char **argv)
 		return done(syscall(SYS_creat, path, omode(argv[3])));
 	if (!strcmp(call, "mkdir") && argc == 4)
 		return done(syscall(SYS_mkdir, path, omode(argv[3])));
+	if (!strcmp(call, "mkdirat") && argc == 4)
+		return done(syscall(SYS_mkdirat, AT_FDCWD, path, omode(argv[3])));
+	if (!strcmp(call, "symlink") && argc == 4)
+		return done(syscall(SYS_symlink, argv[3], path));
+	if (!strcmp(call, "symlinkat") && argc == 4)
+		return done(syscall(SYS_symlinkat, argv[3], AT_FDCWD, path));
+	if (!strcmp(call, "access") && argc == 3)
+		return done(syscall(SYS_access, path, W_OK));
+	if (!strcmp(call, "faccessat") && argc == 3)
+		return done(syscall(SYS_faccessat, AT_FDCWD, path, W_OK));
+	if (!strcmp(call, "faccessat2") && argc == 3)
+		return done(syscall(SYS_faccessat2, AT_FDCWD, path, W_OK, AT_EACCESS));
+	if (!strcmp(call, "execve") && argc >= 3) {
+		char *none[] = { NULL };
+
+		fflush(stdout);
+		syscall(SYS_execve, path, argv + 2, none);
+		return err_out(errno);
+	}
 	if (!strcmp(call, "unlink") && argc == 3)
 		return done(syscall(SYS_unlink, path));
 	if (!strcmp(call, "unlinkat") && argc == 3)
