@@ -1,7 +1,8 @@
 #!/bin/bash
 # Children keep faking however they are made: fork (t-processes),
 # vfork+exec, posix_spawn with a tiny envp, execve with an empty envp,
-# system() and popen() (STYLE.md 7.5, 7.6).
+# system(), popen(), and a raw clone() with no atfork handler (STYLE.md
+# 7.5, 7.6).
 . "$(dirname "$0")/lib.sh"
 
 X=$H/hostile
@@ -24,6 +25,8 @@ check_eq "execve with an empty envp: the child's chown is recorded" \
 	"$(fe sh -c '"$0" execve /bin/chown 9:10 f; stat -c %u:%g f' "$H"/spawn 2>&1)" "9:10"
 check_eq "vfork then execve with an empty envp: still faked" \
 	"$(fe sh -c '"$0" -v execve /usr/bin/id -u' "$H"/spawn 2>&1)" 0
+check_eq "a child of the raw clone system call (no atfork handler): faked" \
+	"$(as_user mkdir -p rc; fe "$X" rawclone rc 2>&1)" ok
 check_ne "natively system() chown fails (the test can fail)" \
 	"$(as_user "$X" system "chown 3:4 f" 2>&1; echo $?)" 0
 done_testing

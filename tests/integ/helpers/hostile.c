@@ -9,6 +9,8 @@
  *                  dup2/dup3 a regular file over the shim's socket fd
  *                  (found in /proc/self/fd), then chown: the file is left
  *                  as it was and the chown is recorded
+ *   hostile rawclone DIR  a child made by syscall(SYS_clone) chowns and
+ *                  stats; then the parent
  *   hostile threads DIR   16 threads chown, chmod and stat their own file
  *                  and 4 shared ones at once; every stat exact
  *   hostile signals DIR   a 20 kHz SIGALRM handler does lstat and chown
@@ -323,6 +325,31 @@ static int seccomp_run(const char *how, const char *file)
 	return write(1, out, n) == n ? 0 : 5;
 }
 
+/* A child made by the raw clone system call: no atfork handler runs in
+ * it, so it shares the parent's connection globals; the shim must tell by
+ * its pid and not talk on the parent's socket. */
+static int rawclone(void)
+{
+	int ws;
+	long pid;
+
+	if (cs("r", 1, 2) != 0) /* the parent connects first */
+		return printf("parent chown failed\n"), 1;
+	pid = syscall(SYS_clone, SIGCHLD, 0, 0, 0, 0);
+	if (pid < 0)
+		return err_out(errno);
+	if (pid == 0)
+		_exit(cs("r", 3, 4) == 0 && cs("rc", 5, 6) == 0 ? 0 : 1);
+	if (waitpid((pid_t)pid, &ws, 0) != pid || !WIFEXITED(ws) ||
+	    WEXITSTATUS(ws) != 0)
+		return printf("the raw clone child's chown/stat failed\n"), 1;
+	if (!owner_is("r", 3, 4) || !owner_is("rc", 5, 6))
+		return printf("the parent does not see the child's chowns\n"), 1;
+	if (cs("r", 7, 8) != 0)
+		return printf("the parent's connection broke\n"), 1;
+	return printf("ok\n"), 0;
+}
+
 /* --- system, popen ------------------------------------------------------ */
 
 static int exit_of(int ws)
@@ -456,6 +483,8 @@ int main(int argc, char **argv)
 		return dup_over(call);
 	if (!strcmp(call, "threads"))
 		return threads();
+	if (!strcmp(call, "rawclone"))
+		return rawclone();
 	if (!strcmp(call, "signals"))
 		return signals();
 	if (!strncmp(call, "seccomp-", 8))
