@@ -277,6 +277,12 @@ static int signals(void)
 
 /* --- seccomp ------------------------------------------------------------ */
 
+#if defined(__x86_64__)
+#define NATIVE_ARCH AUDIT_ARCH_X86_64
+#elif defined(__aarch64__)
+#define NATIVE_ARCH AUDIT_ARCH_AARCH64
+#endif
+
 #define ALLOW(nr)                                                  \
 	BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (nr), 0, 1),           \
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW)
@@ -286,12 +292,13 @@ static int seccomp_run(const char *how, const char *file)
 	struct sock_filter f[] = {
 		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
 			 offsetof(struct seccomp_data, arch)),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 1, 0),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, NATIVE_ARCH, 1, 0),
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS),
 		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
 			 offsetof(struct seccomp_data, nr)),
 		ALLOW(SYS_read), ALLOW(SYS_write), ALLOW(SYS_readv),
 		ALLOW(SYS_writev), ALLOW(SYS_close), ALLOW(SYS_fstat),
+
 		ALLOW(SYS_newfstatat), ALLOW(SYS_statx), ALLOW(SYS_lseek),
 		ALLOW(SYS_exit_group), ALLOW(SYS_rt_sigreturn),
 		ALLOW(SYS_rt_sigprocmask), ALLOW(SYS_futex), ALLOW(SYS_getpid),
