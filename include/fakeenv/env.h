@@ -28,6 +28,10 @@
  * the shim needs it only to know when a new file needs no record. */
 #define FE_ENV_UNKNOWN_REAL "FAKEENV_UNKNOWN_IS_REAL"
 
+/* The launcher's default for --state DIR: a persistent session.  Read by
+ * the launcher only (and by `fakeenv checkpoint` and `status`). */
+#define FE_ENV_STATE "FAKEENV_STATE"
+
 /* At most this many supplementary groups are faked (NGROUPS_MAX is 65536;
  * real builds use a handful). */
 #define FE_GROUPS_MAX 64

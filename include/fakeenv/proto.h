@@ -4,7 +4,8 @@
  * One SOCK_SEQPACKET message per request and per reply.  A request is a
  * fixed 64-byte header (struct fe_req) followed by tail_len bytes of tail:
  * a NUL-terminated path with no interior NUL, at most FE_PATH_MAX bytes
- * counting the NUL.  A reply is one struct fe_rep.  All fields are
+ * counting the NUL (RENAMEDIR: two such paths, one after the other).  A
+ * reply is one struct fe_rep (STATUS: one struct fe_status).  All fields are
  * fixed-width, host byte order (both ends run on the same machine), and
  * padding is explicit and must be zero.
  *
@@ -35,6 +36,7 @@
 #define FE_TAIL_NONE 0 /* tail_len must be 0 */
 #define FE_TAIL_OPT  1 /* a path may follow */
 #define FE_TAIL_REQ  2 /* a path must follow */
+#define FE_TAIL_TWO  3 /* two paths follow, each NUL-terminated */
 
 /*
  * X(name, allowed flags, tail rule), one op a line.
@@ -56,6 +58,12 @@
  *         died, and the daemon kills that group and that pid.
  * DETACH  the launcher is leaving normally; clients may stay.
  * STATS   reply count[0] = records held, count[1] = clients connected.
+ * RENAMEDIR the directory (dev, ino) moved from the first path of the
+ *         tail to the second: every record under the old path follows.
+ * CHECKPOINT write the journal now; the reply comes when it is on disk
+ *         (err -ENOENT: the session has no journal file), with count[0] =
+ *         records written and count[1] = bytes.
+ * STATUS  reply one struct fe_status instead of a struct fe_rep.
  */
 #define FE_OPS(X)                                                   \
 	X(GET,     0,                                FE_TAIL_NONE)  \
@@ -68,7 +76,10 @@
 	X(RENAME,  0,                                FE_TAIL_REQ)   \
 	X(SESSION, 0,                                FE_TAIL_NONE)  \
 	X(DETACH,  0,                                FE_TAIL_NONE)  \
-	X(STATS,   0,                                FE_TAIL_NONE)
+	X(STATS,   0,                                FE_TAIL_NONE)  \
+	X(RENAMEDIR, 0,                              FE_TAIL_TWO)   \
+	X(CHECKPOINT, 0,                             FE_TAIL_NONE)  \
+	X(STATUS,  0,                                FE_TAIL_NONE)
 
 enum fe_op {
 	FE_OP_NONE = 0, /* never valid on the wire */
@@ -111,5 +122,30 @@ struct fe_rep {
 	uint64_t count[2]; /* STATS: records held, clients connected */
 };
 _Static_assert(sizeof(struct fe_rep) == 48, "bump FE_PROTO_VERSION");
+
+/* Status flags. */
+#define FE_S_JOURNAL 0x1u /* the session has a journal file */
+#define FE_S_SAVING  0x2u /* a checkpoint is being written now */
+#define FE_S_LOADED  0x4u /* a journal was loaded at start */
+
+/* The reply to STATUS.  Times are unix seconds, 0 for never. */
+struct fe_status {
+	int32_t  err;             /* 0 or -errno */
+	uint32_t flags;           /* FE_S_* */
+	uint64_t records;         /* records held */
+	uint64_t clients;         /* connections open, this one included */
+	uint64_t unsaved;         /* changes since the last checkpoint */
+	uint64_t checkpoints;     /* journals written by this daemon */
+	uint64_t last_checkpoint; /* when the last one was written */
+	uint64_t journal_bytes;   /* its size (or the loaded one's) */
+	uint64_t loaded;          /* records read at start */
+	uint64_t rekeyed;         /* of those, moved to a new (dev, ino) */
+	uint64_t dropped;         /* of those, dropped by the check */
+	uint64_t started;         /* when the daemon started */
+	uint64_t pid;             /* the daemon's pid */
+	uint64_t linger;          /* seconds it stays after the last client */
+	uint64_t interval;        /* checkpoint interval in seconds, 0: none */
+};
+_Static_assert(sizeof(struct fe_status) == 112, "bump FE_PROTO_VERSION");
 
 #endif

@@ -1,7 +1,8 @@
 /*
  * The event loop; see loop.h.  Level-triggered epoll; every fd is
  * non-blocking, so a client that stops reading or a burst of connections
- * never stalls the others.  Nothing here touches the disk.
+ * never stalls the others.  Nothing here touches the disk: the journal is
+ * loaded before the first client and written by state.c's thread.
  */
 #include "loop.h"
 
@@ -17,6 +18,7 @@
 
 #include "common/util.h"
 #include "serve.h"
+#include "state.h"
 
 #define MAX_EVENTS 64
 /* Messages read from one client per wake-up, so that a busy client cannot
@@ -37,11 +39,17 @@ struct conn {
 			      (one-way notices sent before it exited), reply
 			      no more */
 	struct fe_sess sess;
+	int ckpt_wait;     /* waits for a checkpoint's reply: CKPT_NEXT
+			      until one starts, then CKPT_RUNNING; its
+			      input is off meanwhile */
 	struct conn *prev; /* the loop's list of clients */
 	struct conn *next;
 };
 
+enum { CKPT_NONE, CKPT_NEXT, CKPT_RUNNING };
+
 struct loop {
+	const struct fe_loop_cfg *cfg;
 	int ep;                /* the epoll set */
 	int lfd;               /* listening socket; its address is the tag of
 				  its events */
@@ -54,6 +62,21 @@ struct loop {
 	long long accept_log_ms; /* when it was logged */
 	long long deadline_ms; /* exit if no client has come by then */
 	bool had_client;       /* a client was accepted once */
+	long long linger_ms;   /* exit then if still no client; -1: none */
+	struct fe_saver saver; /* its efd's address tags its events */
+	uint64_t saved_changes; /* srv.changes as of the last journal */
+	uint64_t snap_changes; /* srv.changes as of the snapshot being
+				  written */
+	bool on_disk;          /* cfg->save holds a journal of ours */
+	bool ckpt_again;       /* asked for while one was being written */
+	long long ckpt_ms;     /* CLOCK_MONOTONIC of the last checkpoint, or
+				  of the start */
+	uint64_t checkpoints;  /* journals written */
+	uint64_t ckpt_time;    /* unix time of the last one, 0: none */
+	uint64_t journal_bytes;
+	struct fe_load_stats load;
+	bool loaded;
+	uint64_t started;      /* unix time */
 	bool stop;             /* leave the loop */
 	uid_t uid;             /* peers must run as this uid */
 	struct conn *conns;    /* open clients */
@@ -73,17 +96,18 @@ static long long now_ms(void)
 }
 
 /*
- * SIGTERM and SIGUSR1 (reserved for checkpoint) are blocked and read from
- * a signalfd.  The others a terminal, a parent or a careless kill may send
- * are ignored: a Ctrl-C meant for the command must not take the records
- * with it.  SIGTSTP/TTIN/TTOU: when setsid() failed we may still share the
+ * SIGTERM and SIGINT (checkpoint and exit) and SIGUSR1 (checkpoint) are
+ * blocked and read from a signalfd.  The others a terminal, a parent or a
+ * careless kill may send are ignored.  The daemon has its own session, so
+ * a Ctrl-C at the terminal never reaches it; a SIGINT is sent on purpose.
+ * SIGTSTP/TTIN/TTOU: when setsid() failed we may still share the
  * terminal's session.  Returns the signalfd or -errno.
  */
 static int setup_signals(void)
 {
-	static const int ignored[] = { SIGPIPE, SIGHUP,  SIGINT,  SIGQUIT,
-				       SIGWINCH, SIGUSR2, SIGALRM, SIGTSTP,
-				       SIGTTIN,  SIGTTOU };
+	static const int ignored[] = { SIGPIPE,  SIGHUP,  SIGQUIT, SIGWINCH,
+				       SIGUSR2,  SIGALRM, SIGTSTP, SIGTTIN,
+				       SIGTTOU };
 	struct sigaction sa;
 	sigset_t set;
 	int fd;
@@ -96,6 +120,7 @@ static int setup_signals(void)
 			return -errno;
 	sigemptyset(&set);
 	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGINT);
 	sigaddset(&set, SIGUSR1);
 	if (sigprocmask(SIG_BLOCK, &set, NULL) < 0)
 		return -errno;
@@ -108,6 +133,15 @@ static int watch(struct loop *lp, int fd, void *tag)
 	struct epoll_event ev = { .events = EPOLLIN, .data.ptr = tag };
 
 	return epoll_ctl(lp->ep, EPOLL_CTL_ADD, fd, &ev) < 0 ? -errno : 0;
+}
+
+/* A client's input on or off (off while it waits for a checkpoint: one
+ * request at a time, replies in order).  Hang-ups still wake us. */
+static void conn_input_on(struct loop *lp, struct conn *c, bool on)
+{
+	struct epoll_event ev = { .events = on ? EPOLLIN : 0, .data.ptr = c };
+
+	(void)epoll_ctl(lp->ep, EPOLL_CTL_MOD, c->fd, &ev);
 }
 
 /* Close a client.  A launcher that leaves without DETACH has died: its
@@ -241,20 +275,180 @@ static void accept_all(struct loop *lp)
 	}
 }
 
+/* Send one reply.  Returns false when c was closed. */
+static bool reply(struct loop *lp, struct conn *c, const void *rep,
+		  size_t len)
+{
+	if (c->mute ||
+	    send(c->fd, rep, len, MSG_NOSIGNAL | MSG_DONTWAIT) == (ssize_t)len)
+		return true;
+	if (errno == EPIPE || errno == ECONNRESET) {
+		c->mute = true;
+		return true;
+	}
+	fe_log("daemon: pid %d: reply: %s: closing its connection",
+	       (int)c->peer,
+	       errno == EAGAIN || errno == EWOULDBLOCK ?
+		       "it does not read its replies" :
+		       fe_strerror(errno));
+	conn_close(lp, c);
+	return false;
+}
+
+static uint64_t unsaved(const struct loop *lp)
+{
+	return lp->srv.changes - lp->saved_changes;
+}
+
+/* Answer every client waiting for the checkpoint that just ended. */
+static void ckpt_answer(struct loop *lp, int err, uint64_t records,
+			uint64_t bytes)
+{
+	struct fe_rep rep = { .err = err, .count = { records, bytes } };
+	struct conn *c, *next;
+
+	for (c = lp->conns; c; c = next) {
+		next = c->next;
+		if (c->ckpt_wait != CKPT_RUNNING)
+			continue;
+		c->ckpt_wait = CKPT_NONE;
+		if (reply(lp, c, &rep, sizeof(rep)))
+			conn_input_on(lp, c, true);
+	}
+}
+
+/* Start writing the journal from a snapshot, or note that another is
+ * wanted when one is being written. */
+static void ckpt_start(struct loop *lp)
+{
+	struct fe_snap *sn;
+	int r;
+
+	if (!lp->cfg->save)
+		return;
+	if (lp->saver.busy) {
+		lp->ckpt_again = true;
+		return;
+	}
+	lp->ckpt_again = false;
+	for (struct conn *c = lp->conns; c; c = c->next)
+		if (c->ckpt_wait == CKPT_NEXT)
+			c->ckpt_wait = CKPT_RUNNING;
+	sn = fe_snap_take(&lp->srv.tab);
+	r = sn ? fe_saver_start(&lp->saver, sn, lp->cfg->save) : -ENOMEM;
+	if (r < 0) {
+		fe_log("daemon: checkpoint to %s: %s; the last journal is "
+		       "intact", lp->cfg->save, fe_strerror(-r));
+		ckpt_answer(lp, r, 0, 0);
+		return;
+	}
+	lp->snap_changes = lp->srv.changes;
+}
+
+static void ckpt_written(struct loop *lp, int r, uint64_t records,
+			 uint64_t bytes, uint64_t changes)
+{
+	lp->ckpt_ms = now_ms();
+	if (r < 0) {
+		fe_log("daemon: checkpoint to %s: %s; the last journal is "
+		       "intact", lp->cfg->save, fe_strerror(-r));
+		return;
+	}
+	lp->saved_changes = changes;
+	lp->on_disk = true;
+	lp->checkpoints++;
+	lp->ckpt_time = (uint64_t)time(NULL);
+	lp->journal_bytes = bytes;
+	(void)records;
+}
+
+/* The writer thread is done. */
+static void ckpt_done(struct loop *lp)
+{
+	uint64_t bytes, records;
+	int r = fe_saver_finish(&lp->saver, &bytes, &records);
+
+	ckpt_written(lp, r, records, bytes, lp->snap_changes);
+	ckpt_answer(lp, r, records, bytes);
+	if (lp->ckpt_again)
+		ckpt_start(lp);
+}
+
+/* The last write, in this thread: nothing else runs any more. */
+static int ckpt_final(struct loop *lp)
+{
+	uint64_t bytes = 0, records = 0;
+	struct fe_snap *sn;
+	int r;
+
+	if (lp->saver.busy)
+		ckpt_done(lp);
+	if (!lp->cfg->save || (lp->on_disk && !unsaved(lp))) {
+		ckpt_answer(lp, 0, fe_tab_count(&lp->srv.tab),
+			    lp->journal_bytes);
+		return 0;
+	}
+	for (struct conn *c = lp->conns; c; c = c->next)
+		if (c->ckpt_wait)
+			c->ckpt_wait = CKPT_RUNNING;
+	sn = fe_snap_take(&lp->srv.tab);
+	r = sn ? fe_snap_save(sn, lp->cfg->save, &bytes) : -ENOMEM;
+	if (sn)
+		records = fe_snap_count(sn);
+	fe_snap_free(sn);
+	ckpt_written(lp, r, records, bytes, lp->srv.changes);
+	ckpt_answer(lp, r, records, bytes);
+	return r;
+}
+
+static void status(struct loop *lp, struct conn *c)
+{
+	struct fe_status st = {
+		.records = fe_tab_count(&lp->srv.tab),
+		.clients = lp->srv.clients,
+		.unsaved = unsaved(lp),
+		.checkpoints = lp->checkpoints,
+		.last_checkpoint = lp->ckpt_time,
+		.journal_bytes = lp->journal_bytes,
+		.loaded = lp->load.loaded,
+		.rekeyed = lp->load.rekeyed,
+		.dropped = lp->load.dropped,
+		.started = lp->started,
+		.pid = (uint64_t)getpid(),
+		.linger = lp->cfg->linger,
+		.interval = lp->cfg->interval,
+	};
+
+	if (lp->cfg->save)
+		st.flags |= FE_S_JOURNAL;
+	if (lp->saver.busy)
+		st.flags |= FE_S_SAVING;
+	if (lp->loaded)
+		st.flags |= FE_S_LOADED;
+	(void)reply(lp, c, &st, sizeof(st));
+}
+
 static void read_signals(struct loop *lp)
 {
 	struct signalfd_siginfo si;
 
 	while (read(lp->sfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
-		if (si.ssi_signo == SIGTERM)
+		if (si.ssi_signo == SIGTERM || si.ssi_signo == SIGINT)
 			lp->stop = true;
-		/* SIGUSR1 asks for a checkpoint: nothing is journaled yet. */
+		else if (si.ssi_signo == SIGUSR1)
+			ckpt_start(lp);
 	}
 }
 
 /* Serve the messages waiting on c, up to MSGS_PER_WAKE; may close c. */
-static void conn_input(struct loop *lp, struct conn *c)
+static void conn_input(struct loop *lp, struct conn *c, uint32_t events)
 {
+	if (c->ckpt_wait) {
+		/* Its input is off: only a hang-up wakes us. */
+		if (events & (EPOLLHUP | EPOLLERR))
+			conn_close(lp, c);
+		return;
+	}
 	for (int i = 0; i < MSGS_PER_WAKE; i++) {
 		ssize_t n = recv(c->fd, lp->buf.bytes, sizeof(lp->buf.bytes),
 				 MSG_TRUNC | MSG_DONTWAIT);
@@ -287,27 +481,46 @@ static void conn_input(struct loop *lp, struct conn *c)
 			conn_close(lp, c);
 			return;
 		}
-		fe_serve_req(&lp->srv, &c->sess, &lp->buf.req,
-			     lp->buf.req.tail_len ?
-				     lp->buf.bytes + sizeof(struct fe_req) :
-				     NULL,
-			     &rep);
-		if (c->mute || send(c->fd, &rep, sizeof(rep),
-				    MSG_NOSIGNAL | MSG_DONTWAIT) ==
-				       (ssize_t)sizeof(rep))
-			continue;
-		if (errno == EPIPE || errno == ECONNRESET) {
-			c->mute = true;
-			continue;
+		if (lp->buf.req.op == FE_OP_STATUS) {
+			status(lp, c);
+			return; /* c may be gone */
 		}
-		fe_log("daemon: pid %d: reply: %s: closing its connection",
-		       (int)c->peer,
-		       errno == EAGAIN || errno == EWOULDBLOCK ?
-			       "it does not read its replies" :
-			       fe_strerror(errno));
-		conn_close(lp, c);
-		return;
+		if (lp->buf.req.op == FE_OP_CHECKPOINT && lp->cfg->save &&
+		    !c->mute) {
+			c->ckpt_wait = CKPT_NEXT;
+			conn_input_on(lp, c, false);
+			ckpt_start(lp);
+			return;
+		}
+		if (lp->buf.req.op == FE_OP_CHECKPOINT) {
+			memset(&rep, 0, sizeof(rep));
+			rep.err = -ENOENT; /* no journal file */
+		} else {
+			fe_serve_req(&lp->srv, &c->sess, &lp->buf.req,
+				     lp->buf.req.tail_len ?
+					     lp->buf.bytes +
+						     sizeof(struct fe_req) :
+					     NULL,
+				     &rep);
+		}
+		if (!reply(lp, c, &rep, sizeof(rep)))
+			return;
 	}
+}
+
+/* When the interval asks for the next checkpoint, or -1. */
+static long long ckpt_due(const struct loop *lp)
+{
+	if (!lp->cfg->interval || !lp->cfg->save || lp->saver.busy ||
+	    !unsaved(lp))
+		return -1;
+	return lp->ckpt_ms + lp->cfg->interval * 1000LL;
+}
+
+static void sooner(long long *until, long long t)
+{
+	if (t >= 0 && (*until < 0 || t < *until))
+		*until = t;
 }
 
 /* The epoll timeout: 0 while the table grows (idle passes move it on),
@@ -320,8 +533,10 @@ static int next_timeout(const struct loop *lp)
 		return 0;
 	if (!lp->had_client)
 		until = lp->deadline_ms;
-	if (lp->lfd_paused && (until < 0 || lp->resume_ms < until))
-		until = lp->resume_ms;
+	if (lp->lfd_paused)
+		sooner(&until, lp->resume_ms);
+	sooner(&until, lp->linger_ms);
+	sooner(&until, ckpt_due(lp));
 	if (until < 0)
 		return -1;
 	now = now_ms();
@@ -349,8 +564,10 @@ static int run(struct loop *lp)
 				accept_all(lp);
 			else if (tag == &lp->sfd)
 				read_signals(lp);
+			else if (tag == &lp->saver)
+				ckpt_done(lp);
 			else
-				conn_input(lp, tag);
+				conn_input(lp, tag, evs[i].events);
 		}
 		fe_tab_rehash_step(&lp->srv.tab,
 				   n ? FE_TAB_STEP : IDLE_REHASH_STEP);
@@ -363,9 +580,15 @@ static int run(struct loop *lp)
 			 * backlog right now (accept works whether or not the
 			 * socket is in the set). */
 			accept_all(lp);
-			if (!lp->srv.clients)
-				lp->stop = true;
 		}
+		if (lp->srv.clients || !lp->had_client)
+			lp->linger_ms = -1;
+		else if (lp->linger_ms < 0)
+			lp->linger_ms = now_ms() + lp->cfg->linger * 1000LL;
+		if (lp->linger_ms >= 0 && now_ms() >= lp->linger_ms)
+			lp->stop = true;
+		if (ckpt_due(lp) >= 0 && now_ms() >= ckpt_due(lp))
+			ckpt_start(lp);
 		if (!lp->had_client && now_ms() >= lp->deadline_ms) {
 			fe_log("daemon: no client within %d s: exiting",
 			       FE_LOOP_FIRST_CLIENT_SEC);
@@ -375,7 +598,28 @@ static int run(struct loop *lp)
 	return 0;
 }
 
-int fe_loop_run(int listen_fd, bool unknown_is_real)
+/* Leave: no new client may reach us (the path goes first, so that a
+ * launcher arriving now starts a new daemon instead of joining one that
+ * is leaving), then the last journal, then the clients. */
+static int leave(struct loop *lp)
+{
+	int r;
+
+	if (unlink(lp->cfg->sock) < 0 && errno != ENOENT)
+		fe_log("daemon: cannot remove %s: %s", lp->cfg->sock,
+		       fe_strerror(errno));
+	close(lp->lfd);
+	lp->lfd = -1;
+	r = ckpt_final(lp);
+	while (lp->conns) {
+		/* Leaving on SIGTERM is not the launcher dying. */
+		lp->conns->sess.attached = false;
+		conn_close(lp, lp->conns);
+	}
+	return r;
+}
+
+int fe_loop_run(const struct fe_loop_cfg *cfg)
 {
 	struct loop *lp = calloc(1, sizeof(*lp));
 	int r;
@@ -384,43 +628,80 @@ int fe_loop_run(int listen_fd, bool unknown_is_real)
 		r = -ENOMEM;
 		goto out_close_lfd;
 	}
-	lp->lfd = listen_fd;
+	lp->cfg = cfg;
+	lp->lfd = cfg->listen_fd;
 	lp->uid = getuid();
-	lp->deadline_ms = now_ms() + FE_LOOP_FIRST_CLIENT_SEC * 1000LL;
-	r = fe_srv_init(&lp->srv, unknown_is_real);
+	lp->linger_ms = -1;
+	lp->started = (uint64_t)time(NULL);
+	r = fe_srv_init(&lp->srv, cfg->unknown_is_real);
 	if (r < 0)
 		goto out_free_loop;
+	r = fe_saver_init(&lp->saver);
+	if (r < 0)
+		goto out_free_srv;
+	/* Signals first: a SIGTERM during a long load must not kill us
+	 * before it has been read. */
 	lp->sfd = setup_signals();
 	if (lp->sfd < 0) {
 		r = lp->sfd;
-		goto out_free_srv;
+		goto out_free_saver;
 	}
+	if (cfg->load) {
+		r = fe_state_load(&lp->srv, cfg->load, &lp->load);
+		if (r == -ENOENT && cfg->load_optional) {
+			r = 0;
+		} else if (r == -ENOENT) {
+			fe_log("journal %s: no such file", cfg->load);
+			goto out_close_sfd;
+		} else if (r < 0) {
+			goto out_close_sfd;
+		} else {
+			lp->loaded = true;
+			lp->journal_bytes = lp->load.bytes;
+			/* The file holds what we hold, unless the check
+			 * dropped or moved records. */
+			lp->on_disk = cfg->save && !strcmp(cfg->save, cfg->load) &&
+				      !lp->load.dropped && !lp->load.rekeyed;
+		}
+	}
+	lp->saved_changes = lp->srv.changes;
+	lp->ckpt_ms = now_ms();
+	lp->deadline_ms = now_ms() + FE_LOOP_FIRST_CLIENT_SEC * 1000LL;
 	lp->ep = epoll_create1(EPOLL_CLOEXEC);
 	if (lp->ep < 0) {
 		r = -errno;
 		goto out_close_sfd;
 	}
 	r = watch(lp, lp->sfd, &lp->sfd);
-	if (r < 0)
-		goto out_close_ep;
-	r = watch(lp, lp->lfd, &lp->lfd);
-	if (r < 0)
-		goto out_close_ep;
-	r = run(lp);
-	while (lp->conns) {
-		/* Leaving on SIGTERM is not the launcher dying. */
-		lp->conns->sess.attached = false;
-		conn_close(lp, lp->conns);
+	if (r == 0)
+		r = watch(lp, lp->saver.efd, &lp->saver);
+	if (r == 0)
+		r = watch(lp, lp->lfd, &lp->lfd);
+	if (r == 0) {
+		int left;
+
+		r = run(lp);
+		left = leave(lp);
+		if (r == 0)
+			r = left;
 	}
-out_close_ep:
 	close(lp->ep);
 out_close_sfd:
 	close(lp->sfd);
+out_free_saver:
+	fe_saver_free(&lp->saver);
 out_free_srv:
 	fe_srv_free(&lp->srv);
 out_free_loop:
+	if (lp->lfd >= 0) {
+		/* Never served: nobody must try to join us. */
+		unlink(cfg->sock);
+		close(lp->lfd);
+	}
 	free(lp);
+	return r;
 out_close_lfd:
-	close(listen_fd);
+	unlink(cfg->sock);
+	close(cfg->listen_fd);
 	return r;
 }

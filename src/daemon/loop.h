@@ -1,8 +1,9 @@
 /*
  * The daemon's event loop: one thread, one epoll set holding the listening
- * socket, a signalfd and every client.  It owns the sockets and the
- * session rules (who may connect, when to exit, whom to kill when the
- * launcher dies); serve.c owns what a request does.
+ * socket, a signalfd, the journal writer's eventfd and every client.  It
+ * owns the sockets and the session rules (who may connect, when to exit,
+ * whom to kill when the launcher dies, when to checkpoint); serve.c owns
+ * what a request does, state.c how the journal is read and written.
  */
 #ifndef FE_DAEMON_LOOP_H
 #define FE_DAEMON_LOOP_H
@@ -13,14 +14,31 @@
  * died first. */
 #define FE_LOOP_FIRST_CLIENT_SEC 30
 
+struct fe_loop_cfg {
+	int listen_fd;        /* a listening AF_UNIX SOCK_SEQPACKET socket */
+	const char *sock;     /* its path: unlinked before it closes, so that
+				 a launcher never connects to a daemon that
+				 is leaving */
+	bool unknown_is_real; /* files without a record keep their owner */
+	const char *load;     /* journal to load first, or NULL */
+	bool load_optional;   /* a missing load file means an empty table */
+	const char *save;     /* journal for checkpoints and exit, or NULL */
+	unsigned linger;      /* seconds to stay after the last client */
+	unsigned interval;    /* checkpoint this often while there are unsaved
+				 changes; 0: only when asked and at exit */
+};
+
 /*
- * Serve clients accepted on listen_fd (a listening AF_UNIX SOCK_SEQPACKET
- * socket) until SIGTERM, until the last client leaves (after at least one
- * came), or until no client came within FE_LOOP_FIRST_CLIENT_SEC.  Takes
- * over the signal dispositions: SIGTERM ends the loop, the other signals a
- * terminal or a parent may send are ignored.  Closes listen_fd.  Returns 0
- * on one of those ends, or -errno when the loop could not be set up.
+ * Load cfg->load, then serve clients until SIGTERM or SIGINT, until the
+ * last client has been gone cfg->linger seconds (after at least one came),
+ * or until no client came within FE_LOOP_FIRST_CLIENT_SEC; then write
+ * cfg->save if anything changed since it was last written.  SIGUSR1 asks
+ * for a checkpoint; the other signals a terminal or a parent may send are
+ * ignored.  Closes listen_fd.  Returns 0 on one of those ends, -EBADMSG
+ * when the journal was refused, or another -errno when the loop could not
+ * be set up or the last save failed (each logged).  cfg->sock is gone
+ * when it returns.
  */
-int fe_loop_run(int listen_fd, bool unknown_is_real);
+int fe_loop_run(const struct fe_loop_cfg *cfg);
 
 #endif

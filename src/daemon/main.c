@@ -1,8 +1,18 @@
 /*
- * fakeenvd: the daemon behind one fakeenv session.  The launcher starts it
- * as `fakeenvd --listen-fd N --dir DIR [--unknown-is-real]` with N bound
- * and listening at DIR/sock; from then on DIR is ours, and it goes when we
- * do.  Bad options exit 2 before anything is touched.
+ * fakeenvd: the daemon behind a fakeenv session.  The launcher starts it
+ * with N bound and listening at DIR/sock, as
+ *
+ *   fakeenvd --listen-fd N --dir DIR [--load FILE] [--save FILE] [OPTS]
+ *       a private session: DIR is ours and goes when we do;
+ *   fakeenvd --listen-fd N --state DIR [OPTS]
+ *       a persistent one: DIR/journal is loaded (if there is one) and
+ *       written back; DIR stays.  DIR/lock is held for our whole life, so
+ *       that a successor waits until our last journal is written;
+ *
+ * OPTS: --unknown-is-real, --linger SECONDS, --checkpoint-interval
+ * SECONDS.  Bad options exit 2 before anything is touched; a journal that
+ * is refused exits 125 (the launcher's "fakeenv failed" status), with the
+ * reason on stderr.
  */
 #include <errno.h>
 #include <limits.h>
@@ -12,11 +22,16 @@
 #include <stdlib.h>
 #include <string.h>
 #include <fcntl.h>
+#include <sys/file.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include "common/util.h"
 #include "loop.h"
+
+/* The launcher's own "fakeenv failed" status: it says nothing more, the
+ * daemon has said why. */
+#define FE_DAEMON_EXIT_REFUSED 125
 
 static void usage_error(const char *fmt, ...)
 	__attribute__((format(printf, 1, 2), noreturn));
@@ -29,7 +44,10 @@ static void usage_error(const char *fmt, ...)
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
-	fputs("\nusage: fakeenvd --listen-fd N --dir DIR [--unknown-is-real]\n",
+	fputs("\nusage: fakeenvd --listen-fd N (--dir DIR [--load FILE] "
+	      "[--save FILE] | --state DIR)\n"
+	      "                [--unknown-is-real] [--linger SECONDS] "
+	      "[--checkpoint-interval SECONDS]\n",
 	      stderr);
 	exit(2);
 }
@@ -42,6 +60,16 @@ static const char *value(char **argv, int *i)
 	if (!argv[*i + 1])
 		usage_error("%s needs a value", opt);
 	return argv[++*i];
+}
+
+static unsigned seconds(char **argv, int *i)
+{
+	const char *opt = argv[*i], *v = value(argv, i), *end;
+	uint32_t n;
+
+	if (fe_parse_u32(v, &n, &end) < 0 || *end || n > 86400 * 365)
+		usage_error("%s '%s': not a number of seconds", opt, v);
+	return n;
 }
 
 /* True when fd is a listening AF_UNIX SOCK_SEQPACKET socket. */
@@ -61,12 +89,31 @@ static bool is_listener(int fd)
 	return getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &v, &len) == 0 && v;
 }
 
+/* Hold DIR/lock for the rest of our life.  A predecessor still writing
+ * its last journal holds it: wait for it, so that we load what it wrote. */
+static int lock_state(const char *dir)
+{
+	char path[PATH_MAX];
+	int fd;
+
+	if ((size_t)fe_fmt(path, sizeof(path), "%s/lock", dir) >=
+	    sizeof(path) - 1)
+		return -ENAMETOOLONG;
+	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (fd < 0)
+		return -errno;
+	while (flock(fd, LOCK_EX) < 0)
+		if (errno != EINTR)
+			return -errno;
+	return fd; /* never closed: the lock goes when we exit */
+}
+
 int main(int argc, char **argv)
 {
-	char sock[PATH_MAX];
-	const char *dir = NULL;
+	static char sock[PATH_MAX], journal[PATH_MAX];
+	struct fe_loop_cfg cfg = { .linger = 0 };
+	const char *dir = NULL, *state = NULL;
 	const char *end;
-	bool unknown_is_real = false;
 	bool have_fd = false;
 	uint32_t fd = 0;
 	int flags, r;
@@ -75,9 +122,19 @@ int main(int argc, char **argv)
 		const char *a = argv[i];
 
 		if (!strcmp(a, "--unknown-is-real")) {
-			unknown_is_real = true;
+			cfg.unknown_is_real = true;
 		} else if (!strcmp(a, "--dir")) {
 			dir = value(argv, &i);
+		} else if (!strcmp(a, "--state")) {
+			state = value(argv, &i);
+		} else if (!strcmp(a, "--load")) {
+			cfg.load = value(argv, &i);
+		} else if (!strcmp(a, "--save")) {
+			cfg.save = value(argv, &i);
+		} else if (!strcmp(a, "--linger")) {
+			cfg.linger = seconds(argv, &i);
+		} else if (!strcmp(a, "--checkpoint-interval")) {
+			cfg.interval = seconds(argv, &i);
 		} else if (!strcmp(a, "--listen-fd")) {
 			const char *v = value(argv, &i);
 
@@ -89,8 +146,22 @@ int main(int argc, char **argv)
 			usage_error("unknown option '%s'", a);
 		}
 	}
-	if (!have_fd || !dir)
-		usage_error("--listen-fd and --dir are required");
+	if (!have_fd || !dir == !state)
+		usage_error("--listen-fd and one of --dir and --state are "
+			    "required");
+	if (state && (cfg.load || cfg.save))
+		usage_error("--state keeps its journal in DIR: no --load or "
+			    "--save");
+	if (state) {
+		dir = state;
+		if (!*dir || (size_t)fe_fmt(journal, sizeof(journal),
+					    "%s/journal", dir) >=
+				     sizeof(journal) - 1)
+			usage_error("--state '%s': bad or too long a path",
+				    dir);
+		cfg.load = cfg.save = journal;
+		cfg.load_optional = true;
+	}
 	if (!*dir || (size_t)fe_fmt(sock, sizeof(sock), "%s/sock", dir) >=
 			     sizeof(sock) - 1)
 		usage_error("--dir '%s': bad or too long a path", dir);
@@ -107,11 +178,22 @@ int main(int argc, char **argv)
 	/* Out of the terminal's session, so that its Ctrl-C, hangup and
 	 * job control never reach us; EPERM: the launcher already did it. */
 	(void)setsid();
-	r = fe_loop_run((int)fd, unknown_is_real);
-	if (r < 0)
+	if (state) {
+		r = lock_state(state);
+		if (r < 0) {
+			fe_log("daemon: cannot lock %s/lock: %s", state,
+			       fe_strerror(-r));
+			unlink(sock);
+			return FE_DAEMON_EXIT_REFUSED;
+		}
+	}
+	cfg.listen_fd = (int)fd;
+	cfg.sock = sock;
+	r = fe_loop_run(&cfg);
+	if (r < 0 && r != -EBADMSG)
 		fe_log("daemon: %s", fe_strerror(-r));
 	/* Errors ignored: the launcher or a cleaner may have been first. */
-	unlink(sock);
-	rmdir(dir);
-	return r < 0 ? 1 : 0;
+	if (!state)
+		rmdir(dir);
+	return r == -EBADMSG ? FE_DAEMON_EXIT_REFUSED : r < 0 ? 1 : 0;
 }

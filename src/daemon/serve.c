@@ -8,6 +8,7 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -58,26 +59,44 @@ static bool valid_type(uint32_t type)
 /* The ops that leave real_mode unused, so that 0 is accepted there. */
 static bool ignores_real_mode(uint16_t op)
 {
-	return op == FE_OP_SESSION || op == FE_OP_DETACH || op == FE_OP_STATS;
+	return op == FE_OP_SESSION || op == FE_OP_DETACH ||
+	       op == FE_OP_STATS || op == FE_OP_CHECKPOINT ||
+	       op == FE_OP_STATUS;
 }
 
-/* The check of the tail alone: a path of 2..FE_PATH_MAX bytes whose only
- * NUL is the last byte, or nothing when the op's rule allows. */
-static const char *tail_problem(unsigned rule, const char *tail, uint32_t n)
+/* One path of a tail: 2..FE_PATH_MAX bytes whose only NUL is the last. */
+static const char *path_problem(const char *p, uint32_t n)
 {
-	if (n == 0)
-		return rule == FE_TAIL_REQ ? "missing path" : NULL;
-	if (rule == FE_TAIL_NONE)
-		return "tail on an op that takes none";
 	if (n < 2)
 		return "empty path";
 	if (n > FE_PATH_MAX)
 		return "path too long";
-	if (tail[n - 1] != '\0')
+	if (p[n - 1] != '\0')
 		return "unterminated path";
-	if (memchr(tail, '\0', n - 1))
+	if (memchr(p, '\0', n - 1))
 		return "NUL inside path";
 	return NULL;
+}
+
+/* The check of the tail alone: one path (two for FE_TAIL_TWO), or
+ * nothing when the op's rule allows. */
+static const char *tail_problem(unsigned rule, const char *tail, uint32_t n)
+{
+	const char *nul;
+	uint32_t first;
+
+	if (n == 0)
+		return rule == FE_TAIL_REQ || rule == FE_TAIL_TWO ?
+			       "missing path" : NULL;
+	if (rule == FE_TAIL_NONE)
+		return "tail on an op that takes none";
+	if (rule != FE_TAIL_TWO)
+		return path_problem(tail, n);
+	nul = memchr(tail, '\0', n);
+	if (!nul || nul == tail + n - 1)
+		return "missing second path";
+	first = (uint32_t)(nul - tail) + 1;
+	return path_problem(tail, first) ?: path_problem(nul + 1, n - first);
 }
 
 static const char *req_problem(const void *buf, size_t len)
@@ -159,6 +178,77 @@ static void new_rec(const struct fe_srv *s, const struct fe_req *req,
 	rec->mode = req->real_mode & S_IFMT;
 }
 
+/*
+ * An absolute path in its lexical normal form: no empty, "." or ".."
+ * components, no trailing slash.  The paths are hints for the journal's
+ * check at load, but a directory's rename moves every record under it by
+ * prefix, and "/a/./b" must be found under "/a".  ("x/.." is taken
+ * lexically: a symlink x makes the hint wrong, and the load drops it.)
+ * out has room for strlen(in) + 2 bytes; a relative path is copied.
+ */
+static void norm_path(const char *in, char *out)
+{
+	size_t n = 0;
+
+	if (in[0] != '/') {
+		strcpy(out, in);
+		return;
+	}
+	while (*in) {
+		const char *c;
+		size_t len;
+
+		while (*in == '/')
+			in++;
+		c = in;
+		while (*in && *in != '/')
+			in++;
+		len = (size_t)(in - c);
+		if (len == 0 || (len == 1 && c[0] == '.'))
+			continue;
+		if (len == 2 && c[0] == '.' && c[1] == '.') {
+			while (n > 0 && out[n - 1] != '/')
+				n--;
+			if (n > 0)
+				n--; /* the slash before it */
+			continue;
+		}
+		out[n++] = '/';
+		memcpy(out + n, c, len);
+		n += len;
+	}
+	if (n == 0)
+		out[n++] = '/';
+	out[n] = '\0';
+}
+
+/* Every change to the table goes through put() and del(), which count
+ * it for the checkpoint logic. */
+static int put(struct fe_srv *s, uint64_t dev, uint64_t ino,
+	       const struct fe_rec *rec, const char *path)
+{
+	char buf[FE_PATH_MAX + 1];
+	int r;
+
+	if (path && strlen(path) < FE_PATH_MAX) {
+		norm_path(path, buf);
+		path = buf;
+	}
+	r = fe_tab_put(&s->tab, dev, ino, rec, path);
+
+	if (r == 0)
+		s->changes++;
+	return r;
+}
+
+static bool del(struct fe_srv *s, uint64_t dev, uint64_t ino)
+{
+	if (!fe_tab_del(&s->tab, dev, ino))
+		return false;
+	s->changes++;
+	return true;
+}
+
 /* A record no longer describes the file at its key when the real type
  * differs from the one recorded (a faked device is a regular file).  A
  * faked device may also come back with its faked type: the shim fixes up
@@ -181,7 +271,7 @@ static bool lookup(struct fe_srv *s, const struct fe_req *req,
 	if (!fe_tab_find(&s->tab, req->dev, req->ino, rec))
 		return false;
 	if (stale(rec, req->real_mode)) {
-		fe_tab_del(&s->tab, req->dev, req->ino);
+		del(s, req->dev, req->ino);
 		return false;
 	}
 	return true;
@@ -225,7 +315,7 @@ static void store(struct fe_srv *s, const struct fe_req *req,
 		  const struct fe_rec *rec, const char *tail,
 		  struct fe_rep *rep)
 {
-	int r = fe_tab_put(&s->tab, req->dev, req->ino, rec, tail);
+	int r = put(s, req->dev, req->ino, rec, tail);
 
 	if (r < 0)
 		rep->err = r;
@@ -302,7 +392,7 @@ static void op_mknod(struct fe_srv *s, const struct fe_req *req,
 	struct fe_rec rec;
 	uint32_t type = req->mode & S_IFMT;
 
-	fe_tab_del(&s->tab, req->dev, req->ino);
+	del(s, req->dev, req->ino);
 	new_owner(s, req, &rec);
 	if (req->flags & FE_F_MODE) {
 		rec.mode = req->mode;
@@ -324,7 +414,7 @@ static void op_create(struct fe_srv *s, const struct fe_req *req,
 {
 	struct fe_rec rec;
 
-	fe_tab_del(&s->tab, req->dev, req->ino);
+	del(s, req->dev, req->ino);
 	new_owner(s, req, &rec);
 	if (req->flags & FE_F_MODE) {
 		rec.mode |= req->mode & PERM_BITS;
@@ -349,6 +439,78 @@ static void op_rename(struct fe_srv *s, const struct fe_req *req,
 		reply_rec(s, req, NULL, rep);
 }
 
+/*
+ * A directory moved from the tail's first path to its second: every record
+ * whose path lies under the old one follows, so that the journal's check
+ * finds them at load.  O(records), with an allocation: directory renames
+ * are rare next to stats and chowns.  The keys are collected first, as a
+ * put may move slots under an iteration.  Out of memory, the records not
+ * yet moved keep their old paths (and -ENOMEM is the reply).
+ */
+static void op_renamedir(struct fe_srv *s, const struct fe_req *req,
+			 const char *tail, struct fe_rep *rep)
+{
+	char from[FE_PATH_MAX + 1], to[FE_PATH_MAX + 1];
+	struct key {
+		uint64_t dev, ino;
+	} *keys = NULL;
+	size_t n = 0, cap = 0, pos = 0, flen, tlen;
+	struct fe_rec rec;
+	uint64_t dev, ino;
+	int err = 0;
+
+	norm_path(tail, from);
+	norm_path(tail + strlen(tail) + 1, to);
+	flen = strlen(from);
+	tlen = strlen(to);
+	while (from[0] == '/' && from[1] &&
+	       fe_tab_next(&s->tab, &pos, &dev, &ino, &rec)) {
+		const char *p = fe_tab_path(&s->tab, &rec);
+
+		if (!p || strncmp(p, from, flen) || p[flen] != '/')
+			continue;
+		if (n == cap) {
+			size_t ncap = cap ? 2 * cap : 64;
+			struct key *k = realloc(keys, ncap * sizeof(*k));
+
+			if (!k) {
+				err = -ENOMEM;
+				break;
+			}
+			keys = k;
+			cap = ncap;
+		}
+		keys[n++] = (struct key){ dev, ino };
+	}
+	for (size_t i = 0; i < n; i++) {
+		const char *p;
+		char *np;
+		size_t rest;
+
+		if (!fe_tab_find(&s->tab, keys[i].dev, keys[i].ino, &rec))
+			continue;
+		p = fe_tab_path(&s->tab, &rec);
+		rest = strlen(p) - flen;
+		np = malloc(tlen + rest + 1);
+		if (!np) {
+			err = -ENOMEM;
+			break;
+		}
+		memcpy(np, to, tlen);
+		memcpy(np + tlen, p + flen, rest + 1);
+		if (put(s, keys[i].dev, keys[i].ino, &rec, np) < 0)
+			err = -ENOMEM;
+		free(np);
+	}
+	free(keys);
+	if (lookup(s, req, &rec))
+		store(s, req, &rec, to, rep);
+	else
+		reply_rec(s, req, NULL, rep);
+	if (err && !rep->err)
+		rep->err = err;
+}
+
 void fe_serve_req(struct fe_srv *s, struct fe_sess *sess,
 		  const struct fe_req *req, const char *tail,
 		  struct fe_rep *rep)
@@ -371,11 +533,14 @@ void fe_serve_req(struct fe_srv *s, struct fe_sess *sess,
 		op_create(s, req, tail, rep);
 		break;
 	case FE_OP_DROP:
-		if (fe_tab_del(&s->tab, req->dev, req->ino))
+		if (del(s, req->dev, req->ino))
 			rep->flags = FE_R_FOUND;
 		break;
 	case FE_OP_RENAME:
 		op_rename(s, req, tail, rep);
+		break;
+	case FE_OP_RENAMEDIR:
+		op_renamedir(s, req, tail, rep);
 		break;
 	case FE_OP_SESSION:
 		sess->pid = (pid_t)req->ino;

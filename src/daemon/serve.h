@@ -15,7 +15,7 @@
 
 /* The receive buffer: a whole valid message fits, and one byte more shows
  * that a message is too long. */
-#define FE_REQ_BUF (sizeof(struct fe_req) + FE_PATH_MAX + 1)
+#define FE_REQ_BUF (sizeof(struct fe_req) + 2 * FE_PATH_MAX + 1)
 
 /* The state every connection shares. */
 struct fe_srv {
@@ -23,6 +23,9 @@ struct fe_srv {
 	bool unknown_is_real;  /* a file without a record shows its real
 				  owner, not 0:0 */
 	size_t clients;        /* connections open (kept by the loop) */
+	uint64_t changes;      /* records put or deleted since start: the
+				  loop compares it with the count at the
+				  last checkpoint */
 };
 
 /* A connection's session, set by SESSION and DETACH. */

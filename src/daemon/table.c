@@ -119,6 +119,38 @@ void fe_tab_free(struct fe_tab *t)
 	memset(t, 0, sizeof(*t));
 }
 
+static void slot_to_rec(const struct fe_slot *s, struct fe_rec *rec)
+{
+	rec->uid = s->uid;
+	rec->gid = s->gid;
+	rec->mode = s->mode;
+	rec->flags = s->flags & FE_REC_FLAGS;
+	rec->rdev = s->rdev;
+	rec->path = s->path;
+}
+
+bool fe_tab_next(const struct fe_tab *t, size_t *pos, uint64_t *dev,
+		 uint64_t *ino, struct fe_rec *rec)
+{
+	size_t ncur = t->cur.slots ? t->cur.mask + 1 : 0;
+	size_t nold = t->old.slots ? t->old.mask + 1 : 0;
+
+	for (; *pos < ncur + nold; ++*pos) {
+		const struct fe_slot *s = *pos < ncur ?
+						  &t->cur.slots[*pos] :
+						  &t->old.slots[*pos - ncur];
+
+		if (s->flags & FE_SLOT_USED) {
+			*dev = s->dev;
+			*ino = s->ino;
+			slot_to_rec(s, rec);
+			++*pos;
+			return true;
+		}
+	}
+	return false;
+}
+
 bool fe_tab_find(const struct fe_tab *t, uint64_t dev, uint64_t ino,
 		 struct fe_rec *rec)
 {
@@ -126,12 +158,7 @@ bool fe_tab_find(const struct fe_tab *t, uint64_t dev, uint64_t ino,
 
 	if (!s)
 		return false;
-	rec->uid = s->uid;
-	rec->gid = s->gid;
-	rec->mode = s->mode;
-	rec->flags = s->flags & FE_REC_FLAGS;
-	rec->rdev = s->rdev;
-	rec->path = s->path;
+	slot_to_rec(s, rec);
 	return true;
 }
 

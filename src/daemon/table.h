@@ -116,6 +116,12 @@ int fe_tab_put(struct fe_tab *t, uint64_t dev, uint64_t ino,
 /* Delete the record at (dev, ino).  Returns true if there was one. */
 bool fe_tab_del(struct fe_tab *t, uint64_t dev, uint64_t ino);
 
+/* Visit every record: *pos starts at 0; each call fills the next record
+ * (cur's slots, then old's) and returns true, or returns false at the end.
+ * A put or delete may move records: change nothing while iterating. */
+bool fe_tab_next(const struct fe_tab *t, size_t *pos, uint64_t *dev,
+		 uint64_t *ino, struct fe_rec *rec);
+
 /* Records held. */
 size_t fe_tab_count(const struct fe_tab *t);
 

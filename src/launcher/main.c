@@ -16,6 +16,8 @@
 
 #include "common/util.h"
 #include "fakeenv/env.h"
+#include "ctl.h"
+#include "fsck.h"
 #include "locate.h"
 #include "run.h"
 #include "session.h"
@@ -27,17 +29,19 @@
 #define DAEMON_REL  "libexec/fakeenv" /* from bin/, installed */
 
 struct opts {
-	bool unknown_is_real; /* -u: unrecorded files keep their real owner */
-	char **cmd;           /* CMD and ARGS, NULL-terminated, never empty */
+	struct fe_sess_opts sess; /* what the daemon is started with */
+	bool linger_set;          /* --linger given */
+	bool state_set;           /* --state given (not $FAKEENV_STATE) */
+	char **cmd;               /* CMD and ARGS, NULL-terminated, never
+				     empty */
 };
 
 /* Long-only options take ids from here, above every short letter. */
-enum { OPT_LONG_ONLY = 256 };
+enum { OPT_LONG_ONLY = 256, OPT_STATE, OPT_INTERVAL, OPT_LINGER };
 
 /*
  * The options, one a line; getopt's tables and --help are built from this.
- * A new option is one line here and one case in parse_opts().  Planned:
- * -s FILE and -i FILE (save and load state), --state DIR.
+ * A new option is one line here and one case in parse_opts().
  */
 static const struct opt_def {
 	int id;            /* short letter, or >= OPT_LONG_ONLY */
@@ -48,11 +52,26 @@ static const struct opt_def {
 } opt_defs[] = {
 	{ 'u', "unknown-is-real", no_argument, NULL,
 	  "unrecorded files keep their real owner, not 0:0" },
+	{ 's', "save", required_argument, "FILE",
+	  "save the state to FILE when CMD ends" },
+	{ 'i', "load", required_argument, "FILE",
+	  "load the state from FILE first" },
+	{ OPT_STATE, "state", required_argument, "DIR",
+	  "a persistent session kept in DIR, shared by concurrent runs "
+	  "(default: $FAKEENV_STATE)" },
+	{ OPT_INTERVAL, "checkpoint-interval", required_argument, "SECONDS",
+	  "write the journal this often while it has unsaved changes" },
+	{ OPT_LINGER, "linger", required_argument, "SECONDS",
+	  "with --state: how long the daemon stays after its last client "
+	  "(default 10)" },
 	{ 'h', "help", no_argument, NULL, "show this help and exit" },
 	{ 'v', "version", no_argument, NULL, "show the version and exit" },
 };
 
-#define USAGE_LINE "Usage: fakeenv [OPTION]... [--] [CMD [ARG]...]\n"
+#define USAGE_LINE                                              \
+	"Usage: fakeenv [OPTION]... [--] [CMD [ARG]...]\n"       \
+	"  or:  fakeenv checkpoint|status [--state DIR]\n"       \
+	"  or:  fakeenv fsck [--salvage [-o OUT]] FILE\n"
 
 static void usage_short(void)
 {
@@ -81,10 +100,31 @@ static void help(void)
 				 d->arg ? "=" : "", d->arg ? d->arg : "");
 		printf("  %-24s %s\n", left, d->help);
 	}
+	printf("\nCommands (only as the first argument; `fakeenv -- status`\n"
+	       "runs a program called status):\n"
+	       "  checkpoint   write the session's journal now\n"
+	       "  status       show the session's records, unsaved changes,\n"
+	       "               clients and last checkpoint\n"
+	       "  fsck FILE    check a journal; --salvage writes what can\n"
+	       "               be recovered to a new file\n"
+	       "Without --state, checkpoint and status use $FAKEENV_STATE,\n"
+	       "else the session they run in.\n");
 	printf("\nExit status: CMD's own, or 128+N when CMD died of signal N;\n"
 	       "125 when fakeenv fails, 126 when CMD cannot be executed,\n"
 	       "127 when CMD is not found.\n");
 	exit(0);
+}
+
+static unsigned seconds_arg(const char *opt, const char *v)
+{
+	const char *end;
+	uint32_t n;
+
+	if (fe_parse_u32(v, &n, &end) < 0 || *end || n > 86400 * 365) {
+		fe_msg(0, "%s '%s': not a number of seconds", opt, v);
+		usage_short();
+	}
+	return n;
 }
 
 static void parse_opts(int argc, char **argv, struct opts *o)
@@ -113,7 +153,25 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 	while ((c = getopt_long(argc, argv, shorts, longs, NULL)) != -1) {
 		switch (c) {
 		case 'u':
-			o->unknown_is_real = true;
+			o->sess.unknown_is_real = true;
+			break;
+		case 's':
+			o->sess.save = optarg;
+			break;
+		case 'i':
+			o->sess.load = optarg;
+			break;
+		case OPT_STATE:
+			o->sess.state = optarg;
+			o->state_set = true;
+			break;
+		case OPT_INTERVAL:
+			o->sess.interval = seconds_arg("--checkpoint-interval",
+						       optarg);
+			break;
+		case OPT_LINGER:
+			o->sess.linger = seconds_arg("--linger", optarg);
+			o->linger_set = true;
 			break;
 		case 'h':
 			help();
@@ -138,11 +196,22 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 		}
 	}
 
-	/*
-	 * Later, a first argument naming a subcommand (checkpoint, status,
-	 * export, fsck) will select it here, while one after "--" will stay
-	 * a CMD.  For now every argument after the options is CMD.
-	 */
+	if (o->sess.state && !*o->sess.state)
+		die("--state: empty directory name");
+	if (o->sess.state && (o->sess.save || o->sess.load))
+		die("--state keeps its journal in DIR: it does not go with -s "
+		    "or -i");
+	if (!o->sess.state && !o->sess.save && !o->sess.load) {
+		const char *env = getenv(FE_ENV_STATE);
+
+		if (env && *env)
+			o->sess.state = env;
+	}
+	if (o->linger_set && !o->sess.state)
+		fe_msg(0, "--linger applies to --state sessions only");
+	if (!o->linger_set)
+		o->sess.linger = FE_SESS_LINGER_DEFAULT;
+
 	if (optind < argc) {
 		o->cmd = &argv[optind];
 	} else {
@@ -240,6 +309,22 @@ static void leave_dead_session(char **argv)
 	}
 }
 
+/* -s FILE: the journal is on disk before we return, whatever CMD's
+ * leftover children still do (the daemon writes again when they are
+ * gone).  A failure turns a successful run into 125: state was lost. */
+static int save_now(struct fe_sess *sess, const char *file, int status)
+{
+	struct fe_req req = { .op = FE_OP_CHECKPOINT,
+			      .version = FE_PROTO_VERSION };
+	struct fe_rep rep;
+	int r = fe_sess_call(sess, &req, &rep);
+
+	if (r == 0)
+		return status;
+	fe_msg(-r, "cannot save the state to %s", file);
+	return status ? status : FE_EXIT_FAIL;
+}
+
 int main(int argc, char **argv)
 {
 	struct opts o = { 0 };
@@ -250,15 +335,23 @@ int main(int argc, char **argv)
 	int r, err, status;
 
 	open_std_fds();
+	if (argc > 1 && (!strcmp(argv[1], "checkpoint") ||
+			 !strcmp(argv[1], "status")))
+		return fe_ctl_main(argc - 1, argv + 1);
+	if (argc > 1 && !strcmp(argv[1], "fsck"))
+		return fe_fsck_main(argc - 1, argv + 1);
 	parse_opts(argc, argv, &o);
 
 	outer = getenv(FE_ENV_SOCKET);
 	if (outer && *outer) {
 		if (fe_sess_alive(outer)) {
 			/* Nested: the environment carries the session. */
-			if (o.unknown_is_real)
+			if (o.sess.unknown_is_real)
 				fe_msg(0, "-u ignored: the outer session's "
 					  "setting applies");
+			if (o.sess.save || o.sess.load || o.state_set)
+				fe_msg(0, "-s, -i and --state ignored: the "
+					  "outer session's state applies");
 			fe_run_exec(o.cmd);
 		}
 		fe_msg(0, "no daemon at %s: starting a fresh session", outer);
@@ -272,8 +365,8 @@ int main(int argc, char **argv)
 
 	lib = fe_loc_need(self, LIB_NAME, LIB_REL, R_OK);
 	daemon = fe_loc_need(self, DAEMON_NAME, DAEMON_REL, X_OK);
-	fe_sess_start(&sess, daemon, o.unknown_is_real);
-	fe_run_setenv(sess.sock, lib, o.unknown_is_real);
+	fe_sess_start(&sess, daemon, &o.sess);
+	fe_run_setenv(sess.sock, lib, o.sess.unknown_is_real);
 
 	fe_run_spawn(&job, o.cmd);
 	r = fe_sess_attach(&sess, job.pid, job.pgid);
@@ -285,6 +378,8 @@ int main(int argc, char **argv)
 	status = fe_run_wait(&job);
 	if (err)
 		status = fe_run_exec_status(o.cmd[0], err);
+	if (o.sess.save)
+		status = save_now(&sess, o.sess.save, status);
 	fe_sess_detach(&sess);
 	free(daemon);
 	free(lib);

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -212,11 +213,13 @@ static void describe_status(char *buf, size_t size, int st)
 		snprintf(buf, size, "wait status %#x", (unsigned)st);
 }
 
+/* Only ever called when our own daemon is gone (or never ran): the
+ * socket is a leftover.  A --state directory stays. */
 static void remove_dir(struct fe_sess *s)
 {
 	if (unlink(s->sock) < 0 && errno != ENOENT)
 		fe_msg(errno, "cannot remove %s", s->sock);
-	if (rmdir(s->dir) < 0 && errno != ENOENT)
+	if (!s->keep_dir && rmdir(s->dir) < 0 && errno != ENOENT)
 		fe_msg(errno, "cannot remove %s", s->dir);
 }
 
@@ -274,22 +277,20 @@ static void start_fail(struct fe_sess *s, int err, const char *fmt, ...)
 	exit(FE_EXIT_FAIL);
 }
 
-void fe_sess_start(struct fe_sess *s, const char *daemon, bool unknown_is_real)
+/* Bind s->sock, start DAEMON on it, connect and check it with STATS. */
+static void spawn(struct fe_sess *s, const char *daemon,
+		  const struct fe_sess_opts *o)
 {
 	struct sockaddr_un sa;
-	char fdbuf[16];
-	char *argv[8];
+	char fdbuf[16], linger[16], interval[16];
+	char *argv[20];
 	char **envp;
 	struct fe_req req = { .op = FE_OP_STATS, .version = FE_PROTO_VERSION };
 	struct fe_rep rep;
 	int lfd, argc = 0, r;
 	pid_t pid;
 
-	s->ctl = -1;
-	s->daemon = 0;
-	s->dir = make_dir();
-	s->sock = xasprintf("%s/" SOCK_NAME, s->dir);
-	if (!fill_addr(&sa, s->sock)) /* make_dir() checked the length */
+	if (!fill_addr(&sa, s->sock)) /* the callers checked the length */
 		start_fail(s, ENAMETOOLONG, "socket %s", s->sock);
 
 	lfd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
@@ -301,12 +302,30 @@ void fe_sess_start(struct fe_sess *s, const char *daemon, bool unknown_is_real)
 		start_fail(s, errno, "cannot listen on %s", s->sock);
 
 	snprintf(fdbuf, sizeof(fdbuf), "%d", DAEMON_LISTEN_FD);
+	snprintf(linger, sizeof(linger), "%u", o->linger);
+	snprintf(interval, sizeof(interval), "%u", o->interval);
 	argv[argc++] = (char *)daemon;
 	argv[argc++] = "--listen-fd";
 	argv[argc++] = fdbuf;
-	argv[argc++] = "--dir";
+	argv[argc++] = o->state ? "--state" : "--dir";
 	argv[argc++] = s->dir;
-	if (unknown_is_real)
+	if (o->load) {
+		argv[argc++] = "--load";
+		argv[argc++] = (char *)o->load;
+	}
+	if (o->save) {
+		argv[argc++] = "--save";
+		argv[argc++] = (char *)o->save;
+	}
+	if (o->state) {
+		argv[argc++] = "--linger";
+		argv[argc++] = linger;
+	}
+	if (o->interval) {
+		argv[argc++] = "--checkpoint-interval";
+		argv[argc++] = interval;
+	}
+	if (o->unknown_is_real)
 		argv[argc++] = "--unknown-is-real";
 	argv[argc] = NULL;
 	envp = daemon_env();
@@ -320,7 +339,8 @@ void fe_sess_start(struct fe_sess *s, const char *daemon, bool unknown_is_real)
 	free(envp);
 
 	/* The socket listens already: the connection waits in the backlog
-	 * until the daemon accepts it, so there is no startup race. */
+	 * until the daemon accepts it (after it has loaded its journal), so
+	 * there is no startup race. */
 	s->ctl = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
 	if (s->ctl < 0)
 		start_fail(s, errno, "cannot start the daemon: socket");
@@ -334,6 +354,159 @@ void fe_sess_start(struct fe_sess *s, const char *daemon, bool unknown_is_real)
 	r = fe_sess_call(s, &req, &rep);
 	if (r < 0)
 		fe_sess_fail(s, daemon, -r);
+}
+
+int fe_sess_connect(struct fe_sess *s, const char *path)
+{
+	struct sockaddr_un sa;
+
+	memset(s, 0, sizeof(*s));
+	s->ctl = -1;
+	if (!fill_addr(&sa, path))
+		return -ENAMETOOLONG;
+	s->ctl = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	if (s->ctl < 0)
+		return -errno;
+	if (connect(s->ctl, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
+		int err = errno;
+
+		close(s->ctl);
+		s->ctl = -1;
+		return -err;
+	}
+	return 0;
+}
+
+char *fe_sess_state_sock(const char *dir)
+{
+	return xasprintf("%s/" SOCK_NAME, dir);
+}
+
+/* Join the daemon serving s->sock, if one answers.  True when joined. */
+static bool join(struct fe_sess *s)
+{
+	struct fe_req req = { .op = FE_OP_STATS, .version = FE_PROTO_VERSION };
+	struct fe_rep rep;
+	struct fe_sess t;
+
+	if (fe_sess_connect(&t, s->sock) < 0)
+		return false;
+	/* A daemon that is leaving resets our pending connection: the
+	 * caller then starts a new one. */
+	if (fe_sess_call(&t, &req, &rep) < 0) {
+		close(t.ctl);
+		return false;
+	}
+	s->ctl = t.ctl;
+	return true;
+}
+
+/* The --state directory: made 0700 if missing; if it exists, it must be
+ * a directory of ours that nobody else may write, since the journal and
+ * the socket live there. */
+static void check_state_dir(const char *dir)
+{
+	struct stat st;
+
+	if (mkdir(dir, 0700) < 0 && errno != EEXIST)
+		die_errno("cannot make the state directory %s", dir);
+	if (lstat(dir, &st) < 0)
+		die_errno("state directory %s", dir);
+	if (!S_ISDIR(st.st_mode))
+		die("state directory %s: not a directory", dir);
+	if (st.st_uid != getuid())
+		die("state directory %s: owned by uid %u, not by us (%u)", dir,
+		    (unsigned)st.st_uid, (unsigned)getuid());
+	if (st.st_mode & 022)
+		die("state directory %s: writable by others (mode %04o); "
+		    "chmod go-w it",
+		    dir, (unsigned)(st.st_mode & 07777));
+}
+
+/*
+ * A persistent session: join the daemon of DIR, or start one.  Launchers
+ * starting together take turns on DIR/launch.lock, so that only the first
+ * starts a daemon and the others join it.  A daemon that is leaving has
+ * already removed its socket (the rest see no daemon and start the next
+ * one, which waits on DIR/lock until the last journal is written).
+ */
+static void start_state(struct fe_sess *s, const char *daemon,
+			const struct fe_sess_opts *o)
+{
+	char *lock_path;
+	int lock;
+
+	check_state_dir(o->state);
+	/* Absolute: FAKEENV_SOCKET must work from any directory. */
+	s->dir = realpath(o->state, NULL);
+	if (!s->dir)
+		die_errno("state directory %s", o->state);
+	s->sock = fe_sess_state_sock(s->dir);
+	s->keep_dir = true;
+	if (strlen(s->sock) >= SUN_PATH_MAX)
+		die("state directory %s: the socket path would exceed %zu "
+		    "bytes",
+		    s->dir, SUN_PATH_MAX - 1);
+	if (join(s))
+		return;
+	lock_path = xasprintf("%s/launch.lock", s->dir);
+	lock = open(lock_path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (lock < 0)
+		die_errno("cannot open %s", lock_path);
+	while (flock(lock, LOCK_EX) < 0)
+		if (errno != EINTR)
+			die_errno("cannot lock %s", lock_path);
+	if (!join(s)) {
+		/* No daemon answers: the socket file, if any, is a dead
+		 * one's. */
+		if (unlink(s->sock) < 0 && errno != ENOENT)
+			die_errno("cannot remove the stale socket %s", s->sock);
+		spawn(s, daemon, o);
+	}
+	close(lock);
+	free(lock_path);
+}
+
+void fe_sess_start(struct fe_sess *s, const char *daemon,
+		   const struct fe_sess_opts *o)
+{
+	s->ctl = -1;
+	s->daemon = 0;
+	s->keep_dir = false;
+	if (o->state) {
+		start_state(s, daemon, o);
+		return;
+	}
+	s->dir = make_dir();
+	s->sock = xasprintf("%s/" SOCK_NAME, s->dir);
+	spawn(s, daemon, o);
+}
+
+int fe_sess_status(struct fe_sess *s, struct fe_status *st)
+{
+	struct fe_req req = { .op = FE_OP_STATUS, .version = FE_PROTO_VERSION };
+	union {
+		struct fe_status st;
+		char buf[sizeof(struct fe_status) + 1];
+	} in;
+	ssize_t n;
+
+	do
+		n = send(s->ctl, &req, sizeof(req), MSG_NOSIGNAL);
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return errno == EPIPE ? -ECONNRESET : -errno;
+	do
+		n = recv(s->ctl, &in, sizeof(in), 0);
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return -errno;
+	if (n == 0)
+		return -ECONNRESET;
+	if ((size_t)n != sizeof(*st) || in.st.err > 0)
+		return -EPROTO;
+	*st = in.st;
+	return st->err;
 }
 
 int fe_sess_call(struct fe_sess *s, const struct fe_req *req,
@@ -393,11 +566,12 @@ void fe_sess_detach(struct fe_sess *s)
 		s->ctl = -1;
 	}
 	/* Usually still running: it serves CMD's leftover children and
-	 * leaves by itself when its last client is gone.  Never wait. */
+	 * leaves by itself when its last client is gone.  Never wait.  A
+	 * daemon we joined is not our child at all. */
 	do
-		pid = waitpid(s->daemon, &st, WNOHANG);
+		pid = s->daemon > 0 ? waitpid(s->daemon, &st, WNOHANG) : 0;
 	while (pid < 0 && errno == EINTR);
-	if (pid == s->daemon) {
+	if (s->daemon > 0 && pid == s->daemon) {
 		s->daemon = 0;
 		remove_dir(s);
 	}

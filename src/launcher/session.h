@@ -13,11 +13,30 @@
 #include "fakeenv/proto.h"
 
 struct fe_sess {
-	char *dir;    /* private 0700 directory, made by mkdtemp (malloc'd) */
-	char *sock;   /* dir + "/sock": FAKEENV_SOCKET (malloc'd) */
-	int ctl;      /* control connection, CLOEXEC; -1 when closed */
-	pid_t daemon; /* our child fakeenvd; 0 once reaped */
+	char *dir;     /* the socket's directory (malloc'd): private 0700,
+			  made by mkdtemp, or the --state directory */
+	char *sock;    /* dir + "/sock": FAKEENV_SOCKET (malloc'd) */
+	int ctl;       /* control connection, CLOEXEC; -1 when closed */
+	pid_t daemon;  /* our child fakeenvd; 0 once reaped, or when we
+			  joined one that was running */
+	bool keep_dir; /* a --state directory: never removed */
 };
+
+/* How the daemon is to be started. */
+struct fe_sess_opts {
+	bool unknown_is_real; /* files without a record keep their owner */
+	const char *load;     /* -i FILE: journal to load, or NULL */
+	const char *save;     /* -s FILE: journal to write, or NULL */
+	const char *state;    /* --state DIR, or NULL */
+	unsigned linger;      /* --state: seconds to stay after the last
+				 client */
+	unsigned interval;    /* --checkpoint-interval, 0: none */
+};
+
+/* Seconds a --state daemon stays after its last client by default: long
+ * enough for the next step of a build to find it warm, short enough that
+ * the journal is on disk soon after the build. */
+#define FE_SESS_LINGER_DEFAULT 10
 
 /* Whether a daemon answers a connect() on the socket PATH: true for a live
  * outer session (a nested call), false when it is gone. */
@@ -25,9 +44,22 @@ bool fe_sess_alive(const char *path);
 
 /* Make the socket directory, start DAEMON (fakeenvd) listening in it with
  * the given options and open the control connection; one STATS round trip
- * proves the daemon is serving before any CMD exists.  Dies with exit 125
- * and cleans up after itself on any failure. */
-void fe_sess_start(struct fe_sess *s, const char *daemon, bool unknown_is_real);
+ * proves the daemon is serving before any CMD exists.  With o->state, join
+ * the daemon already serving that directory instead, if there is one.
+ * Dies with exit 125 and cleans up after itself on any failure. */
+void fe_sess_start(struct fe_sess *s, const char *daemon,
+		   const struct fe_sess_opts *o);
+
+/* Connect to the daemon at the socket PATH for a control request
+ * (checkpoint, status): fills s with no directory of ours.  Returns 0 or
+ * -errno. */
+int fe_sess_connect(struct fe_sess *s, const char *path);
+
+/* The socket of a --state directory (malloc'd). */
+char *fe_sess_state_sock(const char *dir);
+
+/* STATUS: one request, a struct fe_status back.  Returns 0 or -errno. */
+int fe_sess_status(struct fe_sess *s, struct fe_status *st);
 
 /* One request, one reply on the control connection.  Returns 0, the
  * daemon's -errno from rep->err, or -errno of the transport (-ECONNRESET

@@ -168,21 +168,25 @@ static int call_locked(pid_t pid, const struct fe_req *req, const char *tail,
 
 int fe_conn_call(struct fe_req *req, const char *tail, struct fe_rep *rep)
 {
+	size_t n = tail ? strlen(tail) + 1 : 0;
+
+	/* The path is a hint: too long, go without. */
+	return n && n <= FE_PATH_MAX ? fe_conn_call_tail(req, tail, n, rep) :
+				       fe_conn_call_tail(req, NULL, 0, rep);
+}
+
+int fe_conn_call_tail(struct fe_req *req, const char *tail, size_t len,
+		      struct fe_rep *rep)
+{
 	int saved = errno;
 	sigset_t all, old;
 	pid_t pid = getpid();
 	int r;
 
 	req->version = FE_PROTO_VERSION;
-	req->tail_len = 0;
-	if (tail) {
-		size_t n = strlen(tail) + 1;
-
-		if (n > FE_PATH_MAX)
-			tail = NULL; /* the path is a hint: go without */
-		else
-			req->tail_len = (uint32_t)n;
-	}
+	req->tail_len = (uint32_t)len;
+	if (!len)
+		tail = NULL;
 	memset(rep, 0, sizeof(*rep));
 
 	/* A handler that stats while this thread holds the lock would

@@ -137,6 +137,10 @@ int fe_conn_call(struct fe_req *req, const char *tail, struct fe_rep *rep);
  * reports. */
 void fe_conn_prepare(void);
 
+/* The same with a tail of len bytes as it is (RENAMEDIR's two paths). */
+int fe_conn_call_tail(struct fe_req *req, const char *tail, size_t len,
+		      struct fe_rep *rep);
+
 /* --- fake credentials (creds.c) --- */
 
 uid_t fe_cred_euid(void);

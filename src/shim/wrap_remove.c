@@ -10,6 +10,7 @@
 #include "shim.h"
 
 #include <stdio.h>
+#include <string.h>
 
 /* Tell the daemon that the inode of st lost its last name. */
 static void dropped(const struct stat *st)
@@ -114,6 +115,26 @@ static void renamed(const struct victim *src, int dirfd, const char *path)
 	(void)fe_conn_call(&req, hint, &rep);
 }
 
+/* A directory moved: the daemon moves every record under its old path
+ * too, so that the journal's check at load finds them.  Both paths go in
+ * one tail, each NUL-terminated. */
+static void renamed_dir(const struct victim *src, int olddirfd,
+			const char *old, int newdirfd, const char *path)
+{
+	char tail[2 * FE_PATH_MAX];
+	struct fe_req req;
+	struct fe_rep rep;
+	size_t n;
+
+	if (!fe_abspath(olddirfd, old, tail, FE_PATH_MAX))
+		return;
+	n = strlen(tail) + 1;
+	if (!fe_abspath(newdirfd, path, tail + n, FE_PATH_MAX))
+		return;
+	fe_req_init(&req, FE_OP_RENAMEDIR, &src->st);
+	(void)fe_conn_call_tail(&req, tail, n + strlen(tail + n) + 1, &rep);
+}
+
 /*
  * After a successful rename(old -> new): the moved inode keeps its record
  * under its new path; an inode that new named before, if it was another
@@ -124,7 +145,13 @@ static void after_rename(const struct victim *src, const struct victim *dst,
 			 int olddirfd, const char *old, int newdirfd,
 			 const char *path, unsigned int flags)
 {
-	renamed(src, newdirfd, path);
+	/* An exchange of directories would move each one's records twice:
+	 * there, each keeps only its own new name. */
+	if (src->known && S_ISDIR(src->st.st_mode) &&
+	    !(flags & RENAME_EXCHANGE))
+		renamed_dir(src, olddirfd, old, newdirfd, path);
+	else
+		renamed(src, newdirfd, path);
 	if (!dst->known)
 		return;
 	if (flags & RENAME_EXCHANGE) {

@@ -1,0 +1,354 @@
+/*
+ * Loading and saving the journal; see state.h and src/journal/journal.h
+ * for the format.
+ */
+#include "state.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "common/util.h"
+#include "journal/journal.h"
+
+/* One record of a snapshot; its path is at off in the snapshot's string
+ * buffer, len bytes plus a NUL. */
+struct snap_rec {
+	uint64_t dev;
+	uint64_t ino;
+	uint64_t rdev;
+	uint64_t off;
+	uint32_t len;
+	uint32_t uid;
+	uint32_t gid;
+	uint32_t mode;
+	uint32_t flags; /* FE_JNL_* */
+};
+
+struct fe_snap {
+	struct snap_rec *recs;
+	size_t n;
+	char *paths;
+	size_t paths_len;
+};
+
+static uint32_t jnl_flags(uint32_t rec_flags)
+{
+	return ((rec_flags & FE_REC_MODE_SET) ? FE_JNL_MODE_SET : 0) |
+	       ((rec_flags & FE_REC_DEV_SET) ? FE_JNL_DEV_SET : 0);
+}
+
+static uint32_t rec_flags(uint32_t jnl)
+{
+	return ((jnl & FE_JNL_MODE_SET) ? FE_REC_MODE_SET : 0) |
+	       ((jnl & FE_JNL_DEV_SET) ? FE_REC_DEV_SET : 0);
+}
+
+/* ---- loading ---- */
+
+/* The real type a record's file must have: a faked device is a regular
+ * file for real. */
+static bool type_matches(uint32_t jmode, uint32_t jflags, mode_t real)
+{
+	uint32_t want = jmode & S_IFMT, got = real & S_IFMT;
+
+	if (jflags & FE_JNL_DEV_SET)
+		return got == S_IFREG || got == want;
+	return got == want;
+}
+
+/* Whether the file at r->path is still r's inode; *dev and *ino get its
+ * key now (a changed st_dev re-keys). */
+static bool still_there(const struct fe_jnl_rec *r, uint64_t *dev,
+			uint64_t *ino)
+{
+	struct statx stx;
+
+	if (!r->path_len || r->path[0] != '/')
+		return false;
+	if (statx(AT_FDCWD, r->path, AT_SYMLINK_NOFOLLOW | AT_STATX_DONT_SYNC,
+		  STATX_TYPE | STATX_INO | STATX_BTIME, &stx) < 0)
+		return false;
+	if (!type_matches(r->mode, r->flags, stx.stx_mode))
+		return false;
+	*dev = makedev(stx.stx_dev_major, stx.stx_dev_minor);
+	*ino = stx.stx_ino;
+	if (*dev != r->dev)
+		return true; /* another filesystem: inode numbers differ */
+	if (*ino != r->ino)
+		return false;
+	/* The birth time tells a reused inode number from the same file,
+	 * where both the journal and the filesystem know it. */
+	if ((r->btime_sec || r->btime_nsec) && (stx.stx_mask & STATX_BTIME) &&
+	    (stx.stx_btime.tv_sec != r->btime_sec ||
+	     stx.stx_btime.tv_nsec != r->btime_nsec))
+		return false;
+	return true;
+}
+
+int fe_state_load(struct fe_srv *s, const char *path,
+		  struct fe_load_stats *st)
+{
+	struct fe_jnl_view v;
+	enum fe_jnl_err e;
+	unsigned char *buf;
+	size_t len;
+	char why[256];
+	int r;
+
+	memset(st, 0, sizeof(*st));
+	r = fe_jnl_read_file(path, &buf, &len);
+	if (r == -ENOENT)
+		return r;
+	if (r < 0) {
+		fe_log("journal %s: cannot read it: %s", path,
+		       fe_strerror(-r));
+		return r;
+	}
+	e = fe_jnl_parse(buf, len, &v, why, sizeof(why));
+	if (e != FE_JNL_OK) {
+		fe_log("journal %s: %s: %s; refusing to start, the file is "
+		       "left as it is (see fakeenv fsck)",
+		       path, fe_jnl_errname(e), why);
+		free(buf);
+		return -EBADMSG;
+	}
+	st->loaded = v.nrec;
+	st->bytes = len;
+	for (uint64_t i = 0; i < v.nrec; i++) {
+		struct fe_jnl_rec jr;
+		struct fe_rec rec, old;
+		uint64_t dev, ino;
+
+		fe_jnl_get(&v, i, &jr);
+		if (!still_there(&jr, &dev, &ino) ||
+		    /* Two records now at one key (re-keyed onto a kept
+		     * one): the first stays. */
+		    ((dev != jr.dev || ino != jr.ino) &&
+		     fe_tab_find(&s->tab, dev, ino, &old))) {
+			st->dropped++;
+			continue;
+		}
+		memset(&rec, 0, sizeof(rec));
+		rec.uid = jr.uid;
+		rec.gid = jr.gid;
+		rec.mode = jr.mode;
+		rec.flags = rec_flags(jr.flags);
+		rec.rdev = jr.rdev;
+		r = fe_tab_put(&s->tab, dev, ino, &rec, jr.path);
+		if (r < 0) {
+			fe_log("journal %s: %s after %llu records", path,
+			       fe_strerror(-r), (unsigned long long)i);
+			free(buf);
+			return r;
+		}
+		if (dev != jr.dev || ino != jr.ino)
+			st->rekeyed++;
+	}
+	free(buf);
+	if (st->dropped || st->rekeyed)
+		fe_log("journal %s: %llu records: %llu kept, %llu re-keyed "
+		       "(st_dev changed), %llu dropped (file gone or replaced)",
+		       path, (unsigned long long)st->loaded,
+		       (unsigned long long)(st->loaded - st->dropped),
+		       (unsigned long long)st->rekeyed,
+		       (unsigned long long)st->dropped);
+	return 0;
+}
+
+/* ---- snapshots ---- */
+
+struct fe_snap *fe_snap_take(const struct fe_tab *t)
+{
+	struct fe_snap *sn = calloc(1, sizeof(*sn));
+	size_t n = fe_tab_count(t), pos = 0, plen = 0;
+	struct fe_rec rec;
+	uint64_t dev, ino;
+
+	if (!sn)
+		return NULL;
+	sn->recs = malloc((n ? n : 1) * sizeof(*sn->recs));
+	if (!sn->recs)
+		goto fail;
+	/* Two passes over memory, so that the string buffer is allocated
+	 * once at its exact size. */
+	while (fe_tab_next(t, &pos, &dev, &ino, &rec)) {
+		const char *p = fe_tab_path(t, &rec);
+
+		plen += (p ? strlen(p) : 0) + 1;
+	}
+	sn->paths = malloc(plen ? plen : 1);
+	if (!sn->paths)
+		goto fail;
+	pos = 0;
+	while (sn->n < n && fe_tab_next(t, &pos, &dev, &ino, &rec)) {
+		const char *p = fe_tab_path(t, &rec);
+		size_t len = p ? strlen(p) : 0;
+		struct snap_rec *s = &sn->recs[sn->n++];
+
+		*s = (struct snap_rec){
+			.dev = dev,
+			.ino = ino,
+			.rdev = (rec.flags & FE_REC_DEV_SET) ? rec.rdev : 0,
+			.off = sn->paths_len,
+			.len = (uint32_t)len,
+			.uid = rec.uid,
+			.gid = rec.gid,
+			.mode = rec.mode,
+			.flags = jnl_flags(rec.flags),
+		};
+		memcpy(sn->paths + sn->paths_len, p ? p : "", len + 1);
+		sn->paths_len += len + 1;
+	}
+	return sn;
+fail:
+	fe_snap_free(sn);
+	return NULL;
+}
+
+void fe_snap_free(struct fe_snap *sn)
+{
+	if (!sn)
+		return;
+	free(sn->recs);
+	free(sn->paths);
+	free(sn);
+}
+
+size_t fe_snap_count(const struct fe_snap *sn)
+{
+	return sn->n;
+}
+
+static void to_jrec(const struct fe_snap *sn, const struct snap_rec *s,
+		    struct fe_jnl_rec *r)
+{
+	memset(r, 0, sizeof(*r));
+	r->dev = s->dev;
+	r->ino = s->ino;
+	r->rdev = s->rdev;
+	r->uid = s->uid;
+	r->gid = s->gid;
+	r->mode = s->mode;
+	r->flags = s->flags;
+	r->path = sn->paths + s->off;
+	r->path_len = s->len;
+}
+
+static int emit(struct fe_jnl_w *w, int fd, void *ctx)
+{
+	const struct fe_snap *sn = ctx;
+	struct fe_jnl_rec r;
+	uint64_t str = 0;
+
+	for (size_t i = 0; i < sn->n; i++) {
+		to_jrec(sn, &sn->recs[i], &r);
+		str += fe_jnl_str_len(&r);
+	}
+	fe_jnl_w_begin(w, fd, sn->n, str, (int64_t)time(NULL));
+	for (size_t i = 0; i < sn->n; i++) {
+		to_jrec(sn, &sn->recs[i], &r);
+		fe_jnl_w_rec(w, &r);
+	}
+	for (size_t i = 0; i < sn->n; i++) {
+		to_jrec(sn, &sn->recs[i], &r);
+		fe_jnl_w_str(w, &r);
+	}
+	return fe_jnl_w_end(w);
+}
+
+int fe_snap_save(const struct fe_snap *sn, const char *path,
+		 uint64_t *bytes)
+{
+	int r = fe_jnl_save(path, emit, (void *)sn);
+
+	*bytes = 0;
+	if (r == 0)
+		*bytes = FE_JNL_HDR_SIZE + (uint64_t)sn->n * FE_JNL_REC_SIZE +
+			 sn->paths_len + FE_JNL_TRL_SIZE;
+	return r;
+}
+
+/* ---- the background writer ---- */
+
+int fe_saver_init(struct fe_saver *sv)
+{
+	memset(sv, 0, sizeof(*sv));
+	sv->efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	return sv->efd < 0 ? -errno : 0;
+}
+
+static void *saver_main(void *arg)
+{
+	struct fe_saver *sv = arg;
+	uint64_t one = 1;
+
+	sv->result = fe_snap_save(sv->snap, sv->path, &sv->bytes);
+	sv->records = fe_snap_count(sv->snap);
+	/* Cannot fail short of a counter overflow; the join does not
+	 * depend on it anyway. */
+	(void)!write(sv->efd, &one, sizeof(one));
+	return NULL;
+}
+
+int fe_saver_start(struct fe_saver *sv, struct fe_snap *snap,
+		   const char *path)
+{
+	sigset_t all, old;
+	int r;
+
+	if (sv->busy) {
+		fe_snap_free(snap);
+		return -EBUSY;
+	}
+	sv->snap = snap;
+	sv->path = path;
+	sv->result = 0;
+	/* The thread must take no signal: the loop reads them from its
+	 * signalfd. */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	r = -pthread_create(&sv->thread, NULL, saver_main, sv);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (r < 0) {
+		fe_snap_free(snap);
+		sv->snap = NULL;
+		return r;
+	}
+	sv->busy = true;
+	return 0;
+}
+
+int fe_saver_finish(struct fe_saver *sv, uint64_t *bytes, uint64_t *records)
+{
+	uint64_t v;
+
+	if (!sv->busy)
+		return -EINVAL;
+	pthread_join(sv->thread, NULL);
+	(void)!read(sv->efd, &v, sizeof(v));
+	sv->busy = false;
+	fe_snap_free(sv->snap);
+	sv->snap = NULL;
+	*bytes = sv->bytes;
+	*records = sv->records;
+	return sv->result;
+}
+
+void fe_saver_free(struct fe_saver *sv)
+{
+	uint64_t b, n;
+
+	if (sv->busy)
+		(void)fe_saver_finish(sv, &b, &n);
+	if (sv->efd >= 0)
+		close(sv->efd);
+	sv->efd = -1;
+}
