@@ -145,7 +145,11 @@ struct fe_status {
 	uint64_t pid;             /* the daemon's pid */
 	uint64_t linger;          /* seconds it stays after the last client */
 	uint64_t interval;        /* checkpoint interval in seconds, 0: none */
+	uint64_t snap_us;         /* the last checkpoint's copy of the table:
+				     the only time clients waited */
+	uint64_t write_us;        /* its write, fsync and rename, while the
+				     daemon served on */
 };
-_Static_assert(sizeof(struct fe_status) == 112, "bump FE_PROTO_VERSION");
+_Static_assert(sizeof(struct fe_status) == 128, "bump FE_PROTO_VERSION");
 
 #endif

@@ -74,6 +74,8 @@ struct loop {
 	uint64_t checkpoints;  /* journals written */
 	uint64_t ckpt_time;    /* unix time of the last one, 0: none */
 	uint64_t journal_bytes;
+	uint64_t snap_us;      /* the last snapshot's duration */
+	uint64_t write_us;     /* the last write's */
 	struct fe_load_stats load;
 	bool loaded;
 	uint64_t started;      /* unix time */
@@ -87,12 +89,17 @@ struct loop {
 	} buf;
 };
 
-static long long now_ms(void)
+static long long now_us(void)
 {
 	struct timespec ts;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+	return (long long)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+static long long now_ms(void)
+{
+	return now_us() / 1000;
 }
 
 /*
@@ -322,6 +329,7 @@ static void ckpt_answer(struct loop *lp, int err, uint64_t records,
 static void ckpt_start(struct loop *lp)
 {
 	struct fe_snap *sn;
+	long long t0;
 	int r;
 
 	if (!lp->cfg->save)
@@ -334,7 +342,9 @@ static void ckpt_start(struct loop *lp)
 	for (struct conn *c = lp->conns; c; c = c->next)
 		if (c->ckpt_wait == CKPT_NEXT)
 			c->ckpt_wait = CKPT_RUNNING;
+	t0 = now_us();
 	sn = fe_snap_take(&lp->srv.tab);
+	lp->snap_us = (uint64_t)(now_us() - t0);
 	r = sn ? fe_saver_start(&lp->saver, sn, lp->cfg->save) : -ENOMEM;
 	if (r < 0) {
 		fe_log("daemon: checkpoint to %s: %s; the last journal is "
@@ -368,6 +378,7 @@ static void ckpt_done(struct loop *lp)
 	uint64_t bytes, records;
 	int r = fe_saver_finish(&lp->saver, &bytes, &records);
 
+	lp->write_us = lp->saver.write_us;
 	ckpt_written(lp, r, records, bytes, lp->snap_changes);
 	ckpt_answer(lp, r, records, bytes);
 	if (lp->ckpt_again)
@@ -417,6 +428,8 @@ static void status(struct loop *lp, struct conn *c)
 		.pid = (uint64_t)getpid(),
 		.linger = lp->cfg->linger,
 		.interval = lp->cfg->interval,
+		.snap_us = lp->snap_us,
+		.write_us = lp->write_us,
 	};
 
 	if (lp->cfg->save)

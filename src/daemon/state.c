@@ -289,8 +289,13 @@ static void *saver_main(void *arg)
 {
 	struct fe_saver *sv = arg;
 	uint64_t one = 1;
+	struct timespec a, b;
 
+	clock_gettime(CLOCK_MONOTONIC, &a);
 	sv->result = fe_snap_save(sv->snap, sv->path, &sv->bytes);
+	clock_gettime(CLOCK_MONOTONIC, &b);
+	sv->write_us = (uint64_t)((b.tv_sec - a.tv_sec) * 1000000LL +
+				  (b.tv_nsec - a.tv_nsec) / 1000);
 	sv->records = fe_snap_count(sv->snap);
 	/* Cannot fail short of a counter overflow; the join does not
 	 * depend on it anyway. */

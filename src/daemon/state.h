@@ -65,6 +65,7 @@ struct fe_saver {
 	int result;           /* 0 or -errno */
 	uint64_t bytes;
 	uint64_t records;
+	uint64_t write_us;    /* how long the write took */
 };
 
 int fe_saver_init(struct fe_saver *sv);
@@ -72,7 +73,7 @@ void fe_saver_free(struct fe_saver *sv); /* waits for a running write */
 int fe_saver_start(struct fe_saver *sv, struct fe_snap *snap,
 		   const char *path);
 /* Join the finished (or running: waits) write; returns its result and
- * fills *bytes and *records. */
+ * fills *bytes and *records (and sv->write_us is its duration). */
 int fe_saver_finish(struct fe_saver *sv, uint64_t *bytes, uint64_t *records);
 
 #endif

@@ -98,6 +98,10 @@ static void print_status(const char *where, const char *state,
 	when(t, sizeof(t), st->last_checkpoint);
 	printf("last checkpoint: %s (%llu written by this daemon)\n", t,
 	       (unsigned long long)st->checkpoints);
+	if (st->checkpoints)
+		printf("its cost:        %.1f ms copying the table (clients "
+		       "waited), %.1f ms writing\n",
+		       (double)st->snap_us / 1000, (double)st->write_us / 1000);
 	printf("journal size:    %llu bytes\n",
 	       (unsigned long long)st->journal_bytes);
 	if (st->flags & FE_S_LOADED)
