@@ -30,6 +30,7 @@ obj = $(patsubst %.c,$(BUILD)/obj/%.o,$(1))
 COMMON_SRC   := $(wildcard src/common/*.c)
 SHIM_SRC     := $(wildcard src/shim/*.c)
 DAEMON_SRC   := $(wildcard src/daemon/*.c)
+JOURNAL_SRC  := $(wildcard src/journal/*.c)
 LAUNCHER_SRC := $(wildcard src/launcher/*.c)
 UNIT_SRC     := $(wildcard tests/unit/test_*.c)
 HELPER_SRC   := $(wildcard tests/integ/helpers/*.c)
@@ -38,6 +39,9 @@ BENCH_SRC    := $(wildcard bench/*.c)
 COMMON_OBJ  := $(call obj,$(COMMON_SRC))
 SHIM_OBJ    := $(call obj,$(SHIM_SRC))
 DAEMON_OBJ  := $(call obj,$(DAEMON_SRC))
+# The journal codec: the daemon, the launcher (fsck) and the tests; never
+# the shim, which has no business with files of its own.
+JOURNAL_OBJ := $(call obj,$(JOURNAL_SRC))
 # Unit tests link the daemon's modules, not its main().
 DAEMON_LIB  := $(filter-out %/main.o,$(DAEMON_OBJ))
 LAUNCHER_OBJ := $(call obj,$(LAUNCHER_SRC))
@@ -71,13 +75,14 @@ $(SHIM): $(SHIM_OBJ) $(COMMON_OBJ)
 	$(CC) -shared -Wl,-z,defs -Wl,-z,noseparate-code $(ALL_LDFLAGS) \
 		-o $@ $^ -ldl -lpthread
 
-$(DAEMON): $(DAEMON_OBJ) $(COMMON_OBJ)
+$(DAEMON): $(DAEMON_OBJ) $(JOURNAL_OBJ) $(COMMON_OBJ)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^
 
-$(LAUNCHER): $(LAUNCHER_OBJ) $(COMMON_OBJ)
+$(LAUNCHER): $(LAUNCHER_OBJ) $(JOURNAL_OBJ) $(COMMON_OBJ)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^
 
-$(BUILD)/tests/unit/%: $(BUILD)/obj/tests/unit/%.o $(DAEMON_LIB) $(COMMON_OBJ)
+$(BUILD)/tests/unit/%: $(BUILD)/obj/tests/unit/%.o $(DAEMON_LIB) $(JOURNAL_OBJ) \
+		$(COMMON_OBJ)
 	@mkdir -p $(@D)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^
 
