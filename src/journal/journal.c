@@ -281,7 +281,7 @@ static enum fe_jnl_err header_check(const unsigned char *b, size_t len,
 		return FE_JNL_ETRUNC;
 	}
 	if (memcmp(b, HDR_MAGIC, 8)) {
-		say(why, size, "no \"" HDR_MAGIC "\" magic: not a journal");
+		say(why, size, "the first 8 bytes are not \"" HDR_MAGIC "\"");
 		return FE_JNL_EMAGIC;
 	}
 	if (len < FE_JNL_HDR_SIZE) {
