@@ -514,18 +514,29 @@ static void flush(struct fe_jnl_w *w)
 	write_raw(w);
 }
 
+/* The buffer's size: 1 MiB, or the whole journal when it is smaller (a
+ * small table should not cost a 1 MiB allocation).  fe_jnl_w_begin()
+ * checked that the total fits in 64 bits. */
+static size_t buf_cap(const struct fe_jnl_w *w)
+{
+	uint64_t total = BARE_SIZE + w->nrec * FE_JNL_REC_SIZE + w->str_size;
+
+	return total < WBUF_SIZE ? (size_t)total : WBUF_SIZE;
+}
+
 static void put(struct fe_jnl_w *w, const void *p, size_t n)
 {
 	const unsigned char *s = p;
+	size_t cap = buf_cap(w);
 
 	while (n && !w->err) {
-		size_t room = WBUF_SIZE - w->len, k = n < room ? n : room;
+		size_t room = cap - w->len, k = n < room ? n : room;
 
 		memcpy(w->buf + w->len, s, k);
 		w->len += k;
 		s += k;
 		n -= k;
-		if (w->len == WBUF_SIZE)
+		if (w->len == cap)
 			flush(w);
 	}
 }
@@ -539,7 +550,7 @@ int fe_jnl_w_begin(struct fe_jnl_w *w, int fd, uint64_t nrec,
 	*w = (struct fe_jnl_w){ .fd = fd, .nrec = nrec, .str_size = str_size };
 	if (!total_size(nrec, str_size, &total))
 		return w->err = -EINVAL;
-	w->buf = malloc(WBUF_SIZE);
+	w->buf = malloc(buf_cap(w));
 	if (!w->buf)
 		return w->err = -ENOMEM;
 	h = w->buf;
@@ -627,7 +638,7 @@ int fe_jnl_w_end(struct fe_jnl_w *w)
 		w->err = -EINVAL;
 	if (!w->err) {
 		w->crc = fe_crc32c(w->crc, w->buf, w->len);
-		if (WBUF_SIZE - w->len < FE_JNL_TRL_SIZE)
+		if (buf_cap(w) - w->len < FE_JNL_TRL_SIZE)
 			write_raw(w);
 		st32(w->buf + w->len, w->crc);
 		memcpy(w->buf + w->len + 4, TRL_MAGIC, 4);
