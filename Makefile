@@ -53,7 +53,8 @@ UNITS    := $(patsubst tests/unit/%.c,$(BUILD)/tests/unit/%,$(UNIT_SRC))
 HELPERS  := $(patsubst tests/integ/helpers/%.c,$(BUILD)/tests/helpers/%,$(HELPER_SRC))
 BENCHES  := $(patsubst bench/%.c,$(BUILD)/bench/%,$(BENCH_SRC))
 
-.PHONY: all test unit integ asan valgrind bench demo install uninstall clean check-exports
+.PHONY: all test unit integ asan valgrind bench demo install uninstall clean check-exports \
+	fuzz fuzz-cc
 
 all: $(SHIM) $(DAEMON) $(LAUNCHER) $(UNITS) $(HELPERS) $(BENCHES)
 
@@ -132,6 +133,55 @@ valgrind: all
 bench: all
 	@FAKEENV_BUILD=$(BUILD) bench/run
 
+# libFuzzer targets, clang only, in their own build-fuzz/ (never part of
+# `make test`): the journal reader and the daemon's request decoder, each
+# run FUZZ_SECONDS from a seed corpus that tests/fuzz/seeds.c writes and
+# checks.  Crashes land in build-fuzz/artifacts/; each becomes a unit test.
+FUZZ_CC      ?= clang
+FUZZ_SECONDS ?= 60
+FUZZ_BUILD   := build-fuzz
+FUZZ_CFLAGS  := -std=c11 -D_GNU_SOURCE -O1 -g $(WARN) -Iinclude -Isrc \
+        -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
+        -fno-omit-frame-pointer
+FUZZ_DEPS    := $(wildcard include/fakeenv/*.h src/*/*.h)
+SEEDS        := $(BUILD)/tests/fuzz/seeds
+
+fuzz-cc:
+	@command -v $(FUZZ_CC) >/dev/null 2>&1 || { \
+		echo "make fuzz: needs clang with libFuzzer, and '$(FUZZ_CC)'" \
+			"is not installed (apt-get install clang, or set" \
+			"FUZZ_CC=clang-NN)" >&2; exit 1; }
+
+$(FUZZ_BUILD)/fuzz_journal: tests/fuzz/fuzz_journal.c $(JOURNAL_SRC) \
+		$(COMMON_SRC) $(FUZZ_DEPS) | fuzz-cc
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ $(filter %.c,$^)
+
+$(FUZZ_BUILD)/fuzz_req: tests/fuzz/fuzz_req.c \
+		$(filter-out %/main.c,$(DAEMON_SRC)) $(COMMON_SRC) \
+		$(FUZZ_DEPS) | fuzz-cc
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ $(filter %.c,$^)
+
+$(SEEDS): $(BUILD)/obj/tests/fuzz/seeds.o $(DAEMON_LIB) $(JOURNAL_OBJ) \
+		$(COMMON_OBJ)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_LDFLAGS) -o $@ $^
+
+# -rss_limit_mb: the machine is shared; a leak should stop the run, not it.
+FUZZ_RUN = -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 \
+	-rss_limit_mb=1024 -artifact_prefix=$(FUZZ_BUILD)/artifacts/
+
+fuzz: fuzz-cc $(FUZZ_BUILD)/fuzz_journal $(FUZZ_BUILD)/fuzz_req $(SEEDS)
+	@rm -rf $(FUZZ_BUILD)/seeds
+	$(SEEDS) $(FUZZ_BUILD)/seeds
+	@mkdir -p $(FUZZ_BUILD)/corpus/journal $(FUZZ_BUILD)/corpus/req \
+		$(FUZZ_BUILD)/artifacts
+	$(FUZZ_BUILD)/fuzz_journal $(FUZZ_RUN) -max_len=16384 \
+		$(FUZZ_BUILD)/corpus/journal $(FUZZ_BUILD)/seeds/journal
+	$(FUZZ_BUILD)/fuzz_req $(FUZZ_RUN) -max_len=$$((64 + 4096 + 8)) \
+		$(FUZZ_BUILD)/corpus/req $(FUZZ_BUILD)/seeds/req
+
 install: $(SHIM) $(DAEMON) $(LAUNCHER)
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/libexec/fakeenv \
 		$(DESTDIR)$(PREFIX)/lib/fakeenv $(DESTDIR)$(PREFIX)/share/man/man1
@@ -147,6 +197,6 @@ uninstall:
 		$(DESTDIR)$(PREFIX)/share/man/man1/fakeenv.1
 
 clean:
-	rm -rf build build-asan
+	rm -rf build build-asan build-fuzz
 
 -include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)

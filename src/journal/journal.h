@@ -134,6 +134,15 @@ bool fe_jnl_xattr_next(const unsigned char *blk, size_t len, size_t *pos,
 		       const unsigned char **val, size_t *val_len);
 
 /*
+ * Append one entry (name: NUL-terminated, 1..FE_JNL_NAME_MAX bytes; vlen
+ * <= FE_JNL_XATTR_MAX) to the block of *len bytes at blk, whose capacity
+ * is cap.  Returns 0 and advances *len, -EINVAL for a name or value the
+ * format cannot hold, -ENOSPC when it does not fit (*len unchanged).
+ */
+int fe_jnl_xattr_put(unsigned char *blk, size_t cap, size_t *len,
+		     const char *name, const void *value, size_t vlen);
+
+/*
  * The streaming writer: one sequential pass, buffered, so that the number
  * of write(2) calls does not grow with the records (1 MiB at a time).
  * The caller knows its counts first (a pass over its table in memory),
