@@ -12,19 +12,23 @@ if [ "$(id -u)" != 0 ] || ! mount -t tmpfs -o mode=0777 fe-a "$M" 2>/dev/null; t
 	ok "re-keyed after a remount # SKIP cannot mount a tmpfs here (needs root)"
 	done_testing
 fi
-trap 'umount "$M" 2>/dev/null; _cleanup' EXIT
+trap '_rc=$?; umount "$M" 2>/dev/null; (exit $_rc); _cleanup' EXIT
 
 must "build" fe_opt -s "$W/j" -- sh -c "
 	mkdir -p '$M/r/dev' '$M/r/bin' && touch '$M/r/bin/su' '$M/r/x'
 	chown -R 0:0 '$M/r' && chmod 4755 '$M/r/bin/su'
 	mknod '$M/r/dev/console' c 5 1 && chown 3:4 '$M/r/x'"
 dev1=$(stat -c %d "$M/r/x")
-tar -C "$M" -cf "$W/r.tar" r
+# A second filesystem, mounted while the first still is, so that it gets
+# another device number; the same tree copied into it by root (the real
+# owner stays the test user), then moved to the same path.
+M2=$W/mnt2
+mkdir "$M2"
+must "second mount" mount -t tmpfs -o mode=0777 fe-b "$M2"
+trap '_rc=$?; umount "$M" "$M2" 2>/dev/null; (exit $_rc); _cleanup' EXIT
+tar -C "$M" -cf - r | tar -C "$M2" -xpf -
 umount "$M"
-# A filesystem with another device number, the same tree at the same
-# paths (copied by root, so the real owner stays the test user).
-must "remount" mount -t tmpfs -o mode=0777 fe-b "$M"
-tar -C "$M" -xpf "$W/r.tar"
+must "move" mount --move "$M2" "$M"
 dev2=$(stat -c %d "$M/r/x")
 check_ne "the device changed" "$dev2" "$dev1"
 
