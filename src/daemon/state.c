@@ -114,9 +114,15 @@ int fe_state_load(struct fe_srv *s, const char *path,
 	}
 	e = fe_jnl_parse(buf, len, &v, why, sizeof(why));
 	if (e != FE_JNL_OK) {
-		fe_log("journal %s: %s: %s; refusing to start, the file is "
+		const char *name = fe_jnl_errname(e);
+		size_t n = strlen(name);
+
+		/* Without the name twice when why begins with it
+		 * ("truncated: 4096 bytes, ..."). */
+		fe_log("journal %s: %s%s%s; refusing to start, the file is "
 		       "left as it is (see fakeenv fsck)",
-		       path, fe_jnl_errname(e), why);
+		       path, !strncmp(why, name, n) && why[n] == ':' ? "" : name,
+		       !strncmp(why, name, n) && why[n] == ':' ? "" : ": ", why);
 		free(buf);
 		return -EBADMSG;
 	}
