@@ -14,6 +14,7 @@
  * is refused exits 125 (the launcher's "fakeenv failed" status), with the
  * reason on stderr.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdarg.h>
@@ -108,6 +109,22 @@ static int lock_state(const char *dir)
 	return fd; /* never closed: the lock goes when we exit */
 }
 
+/* With DIR/lock held, a temporary journal in DIR is a leftover of a
+ * daemon killed while it wrote (the journal beside it is whole): remove
+ * it, so that crashes do not pile them up. */
+static void remove_stale_temps(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+
+	if (!d)
+		return;
+	while ((e = readdir(d)))
+		if (!strncmp(e->d_name, "journal.tmp.", 12))
+			(void)unlinkat(dirfd(d), e->d_name, 0);
+	closedir(d);
+}
+
 int main(int argc, char **argv)
 {
 	static char sock[PATH_MAX], journal[PATH_MAX];
@@ -186,6 +203,7 @@ int main(int argc, char **argv)
 			unlink(sock);
 			return FE_DAEMON_EXIT_REFUSED;
 		}
+		remove_stale_temps(state);
 	}
 	cfg.listen_fd = (int)fd;
 	cfg.sock = sock;

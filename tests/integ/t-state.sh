@@ -132,6 +132,27 @@ check_eq "killed daemon: next session loads it" \
 	"$(fe_opt --state "$S" --linger 0 -- stat -c %u:%g tree/f1 tree/f300 | sort -u)" "1:1"
 wait_until 20 gone
 
+# kill -9 while a checkpoint is being written, at different moments: the
+# journal on disk is always whole, and the next daemon removes the
+# temporary file a killed one may have left.
+must "many files" as_user sh -c 'mkdir big && cd big && seq 1 5000 | xargs touch'
+must "many records" fe_opt --state "$S" --linger 0 -- chown -R 7:7 big
+wait_until 20 gone
+bad=0
+for i in 0 1 2 3 4 5 6 7 8 9 10 12 15 20 30; do
+	fe_opt --state "$S" --linger 30 -- chown $i:$i c
+	pid=$(session_pids "$DAEMON")
+	kill -USR1 $pid
+	sleep "$(printf '0.%03d' $i)"
+	kill -9 $pid
+	wait_until 10 gone
+	as_user "$FE" fsck "$S/journal" >/dev/null 2>&1 || bad=$((bad + 1))
+done
+check_eq "kill -9 during checkpoints: the journal is always whole" "$bad" 0
+check_eq "after kill -9 during checkpoints: records all there" 	"$(fe_opt --state "$S" --linger 0 -- sh -c 'stat -c %u:%g big/* | sort -u; ls '"$S"' | grep -c tmp')" "7:7
+0"
+wait_until 20 gone
+
 # Bad --state directories.
 as_user mkdir -m 777 "$W/open"
 out=$(fe_opt --state "$W/open" -- true 2>&1); rc=$?
