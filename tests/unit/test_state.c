@@ -1,0 +1,339 @@
+/*
+ * The state around the journal: RENAMEDIR's checks and its move of the
+ * records under a directory, the normal form of stored paths, the change
+ * counter, and state.c's snapshot, save and load with the filesystem
+ * check (kept, dropped when gone or replaced or of another type, re-keyed
+ * when st_dev differs).  Real files in a temp directory.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "daemon/serve.h"
+#include "daemon/state.h"
+#include "unit.h"
+
+static char dir[64];
+
+static struct fe_req req_of(uint16_t op, const struct stat *st)
+{
+	struct fe_req r;
+
+	memset(&r, 0, sizeof(r));
+	r.op = op;
+	r.version = FE_PROTO_VERSION;
+	if (st) {
+		r.dev = st->st_dev;
+		r.ino = st->st_ino;
+		r.real_mode = st->st_mode;
+		r.real_uid = st->st_uid;
+		r.real_gid = st->st_gid;
+	} else {
+		r.real_mode = S_IFREG | 0644;
+	}
+	return r;
+}
+
+/* Check then serve one request with its tail of n bytes. */
+static int serve(struct fe_srv *s, struct fe_req r, const char *tail,
+		 size_t n, struct fe_rep *rep)
+{
+	static unsigned char buf[FE_REQ_BUF];
+	struct fe_sess sess = { 0 };
+
+	r.tail_len = (uint32_t)n;
+	memcpy(buf, &r, sizeof(r));
+	memcpy(buf + sizeof(r), tail, n);
+	if (fe_req_check(buf, sizeof(r) + n, NULL) < 0)
+		return -EPROTO;
+	fe_serve_req(s, &sess, &r, n ? tail : NULL, rep);
+	return rep->err;
+}
+
+static int chown_path(struct fe_srv *s, const char *path, uint32_t uid,
+		      const struct stat *st)
+{
+	struct fe_req r = req_of(FE_OP_CHOWN, st);
+	struct fe_rep rep;
+
+	r.flags = FE_F_UID | FE_F_GID;
+	r.uid = r.gid = uid;
+	return serve(s, r, path, strlen(path) + 1, &rep);
+}
+
+/* The path recorded for (dev, ino), or "(none)". */
+static const char *path_of(struct fe_srv *s, uint64_t dev, uint64_t ino)
+{
+	struct fe_rec rec;
+	const char *p;
+
+	if (!fe_tab_find(&s->tab, dev, ino, &rec))
+		return "(no record)";
+	p = fe_tab_path(&s->tab, &rec);
+	return p ? p : "(none)";
+}
+
+static void test_renamedir_check(void)
+{
+	struct fe_srv s;
+	struct fe_rep rep;
+	struct fe_req r = req_of(FE_OP_RENAMEDIR, NULL);
+
+	r.real_mode = S_IFDIR | 0755;
+	fe_srv_init(&s, false);
+	CHECK("RENAMEDIR: two paths", serve(&s, r, "/a\0/b", 6, &rep) == 0);
+	CHECK("RENAMEDIR: one path refused",
+	      serve(&s, r, "/a", 3, &rep) == -EPROTO);
+	CHECK("RENAMEDIR: no tail refused", serve(&s, r, "", 0, &rep) == -EPROTO);
+	CHECK("RENAMEDIR: empty second refused",
+	      serve(&s, r, "/a\0", 4, &rep) == -EPROTO);
+	CHECK("RENAMEDIR: unterminated second refused",
+	      serve(&s, r, "/a\0/b", 5, &rep) == -EPROTO);
+	CHECK("RENAMEDIR: three paths refused",
+	      serve(&s, r, "/a\0/b\0/c", 8, &rep) == -EPROTO);
+	CHECK("RENAMEDIR: a flag refused", ({
+		      struct fe_req f = r;
+		      f.flags = FE_F_UID;
+		      serve(&s, f, "/a\0/b", 6, &rep) == -EPROTO;
+	      }));
+	fe_srv_free(&s);
+}
+
+static void test_renamedir_moves(void)
+{
+	struct fe_srv s;
+	struct fe_rep rep;
+	struct stat st = { .st_dev = 9, .st_mode = S_IFREG | 0644 };
+	struct stat d = { .st_dev = 9, .st_ino = 100, .st_mode = S_IFDIR | 0755 };
+	struct fe_req r;
+	static const char *paths[] = {
+		"/x/d/f", "/x/d/sub/g", "/x/dd/f", "/x/d", "/x/other/d/f",
+	};
+	uint64_t changes;
+
+	fe_srv_init(&s, false);
+	for (size_t i = 0; i < 5; i++) {
+		st.st_ino = 10 + i;
+		chown_path(&s, paths[i], 1, &st);
+	}
+	chown_path(&s, "/x/d", 1, &d);
+	changes = s.changes;
+	r = req_of(FE_OP_RENAMEDIR, &d);
+	CHECK("RENAMEDIR served", serve(&s, r, "/x/d\0/y/e", 10, &rep) == 0);
+	CHECK("child moved", !strcmp(path_of(&s, 9, 10), "/y/e/f"));
+	CHECK("grandchild moved", !strcmp(path_of(&s, 9, 11), "/y/e/sub/g"));
+	CHECK("a sibling with the same prefix stays",
+	      !strcmp(path_of(&s, 9, 12), "/x/dd/f"));
+	CHECK("the directory itself moved", !strcmp(path_of(&s, 9, 100), "/y/e"));
+	CHECK("a path containing the name elsewhere stays",
+	      !strcmp(path_of(&s, 9, 14), "/x/other/d/f"));
+	CHECK("owners kept", ({
+		      struct fe_rec rec;
+		      fe_tab_find(&s.tab, 9, 10, &rec) && rec.uid == 1;
+	      }));
+	CHECK("changes counted", s.changes > changes);
+	/* Unnormalized paths still match. */
+	CHECK("RENAMEDIR with ./ and //",
+	      serve(&s, r, "/y//./e\0/z/../w", 16, &rep) == 0);
+	CHECK("moved through a normal form", !strcmp(path_of(&s, 9, 11), "/w/sub/g"));
+	fe_srv_free(&s);
+}
+
+static void test_norm(void)
+{
+	struct fe_srv s;
+	struct stat st = { .st_dev = 9, .st_ino = 1, .st_mode = S_IFREG | 0644 };
+	static const char *const cases[][2] = {
+		{ "/a/./b//c/../d/", "/a/b/d" },
+		{ "//a", "/a" },
+		{ "/..", "/" },
+		{ "/a/b/../../..", "/" },
+		{ "/a b/\nc", "/a b/\nc" },
+		{ "/.hidden/..x", "/.hidden/..x" },
+	};
+
+	fe_srv_init(&s, false);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char name[64];
+
+		chown_path(&s, cases[i][0], 1, &st);
+		snprintf(name, sizeof(name), "normal form %zu", i);
+		CHECK(name, !strcmp(path_of(&s, 9, 1), cases[i][1]));
+	}
+	fe_srv_free(&s);
+}
+
+static void mkfile(const char *name, struct stat *st)
+{
+	char p[256];
+	int fd;
+
+	snprintf(p, sizeof(p), "%s/%s", dir, name);
+	fd = open(p, O_CREAT | O_WRONLY | O_TRUNC, 0644);
+	if (fd >= 0)
+		close(fd);
+	stat(p, st);
+}
+
+static void test_save_load(void)
+{
+	struct fe_srv a, b;
+	struct fe_snap *sn;
+	struct fe_load_stats ls;
+	struct stat kept, gone, retyped, moved, replaced;
+	struct fe_rec rec;
+	char journal[128], p[256];
+	uint64_t bytes = 0;
+
+	fe_srv_init(&a, false);
+	mkfile("kept", &kept);
+	mkfile("gone", &gone);
+	mkfile("retyped", &retyped);
+	mkfile("moved", &moved);
+	mkfile("replaced", &replaced);
+	snprintf(p, sizeof(p), "%s/kept", dir);
+	chown_path(&a, p, 11, &kept);
+	snprintf(p, sizeof(p), "%s/gone", dir);
+	chown_path(&a, p, 12, &gone);
+	snprintf(p, sizeof(p), "%s/retyped", dir);
+	chown_path(&a, p, 13, &retyped);
+	/* As if saved on another filesystem: another st_dev. */
+	moved.st_dev += 1;
+	snprintf(p, sizeof(p), "%s/moved", dir);
+	chown_path(&a, p, 14, &moved);
+	/* The same filesystem, another inode number now. */
+	replaced.st_ino += 1000003;
+	snprintf(p, sizeof(p), "%s/replaced", dir);
+	chown_path(&a, p, 15, &replaced);
+	/* A record with no path cannot be checked. */
+	{
+		struct fe_req r = req_of(FE_OP_CHOWN, &kept);
+		struct fe_rep rep;
+
+		r.ino = 77777777;
+		r.flags = FE_F_UID;
+		r.uid = 16;
+		serve(&a, r, "", 0, &rep);
+	}
+
+	snprintf(journal, sizeof(journal), "%s/journal", dir);
+	sn = fe_snap_take(&a.tab);
+	CHECK("snapshot taken", sn && fe_snap_count(sn) == 6);
+	CHECK("snapshot saved", sn && fe_snap_save(sn, journal, &bytes) == 0);
+	CHECK("size reported", ({
+		      struct stat js;
+		      stat(journal, &js) == 0 && (uint64_t)js.st_size == bytes;
+	      }));
+	fe_snap_free(sn);
+
+	snprintf(p, sizeof(p), "%s/gone", dir);
+	unlink(p);
+	snprintf(p, sizeof(p), "%s/retyped", dir);
+	unlink(p);
+	mkdir(p, 0755);
+
+	fe_srv_init(&b, false);
+	CHECK("load", fe_state_load(&b, journal, &ls) == 0);
+	CHECK("loaded 6", ls.loaded == 6);
+	CHECK("re-keyed 1", ls.rekeyed == 1);
+	CHECK("dropped 4 (gone, retyped, replaced, no path)", ls.dropped == 4);
+	CHECK("bytes", ls.bytes == bytes);
+	CHECK("kept record", fe_tab_find(&b.tab, kept.st_dev, kept.st_ino, &rec) &&
+				     rec.uid == 11);
+	CHECK("re-keyed record under the real key",
+	      fe_tab_find(&b.tab, moved.st_dev - 1, moved.st_ino, &rec) &&
+		      rec.uid == 14);
+	CHECK("not under the old key",
+	      !fe_tab_find(&b.tab, moved.st_dev, moved.st_ino, &rec));
+	CHECK("2 records", fe_tab_count(&b.tab) == 2);
+	CHECK("missing file: -ENOENT", ({
+		      struct fe_srv c;
+		      char q[128];
+		      int r;
+		      fe_srv_init(&c, false);
+		      snprintf(q, sizeof(q), "%s/none", dir);
+		      r = fe_state_load(&c, q, &ls);
+		      fe_srv_free(&c);
+		      r == -ENOENT;
+	      }));
+	/* A damaged journal: refused (the message goes to stderr). */
+	{
+		int fd = open(journal, O_WRONLY);
+
+		if (fd >= 0) {
+			(void)!pwrite(fd, "X", 1, 70);
+			close(fd);
+		}
+	}
+	{
+		struct fe_srv c;
+
+		fe_srv_init(&c, false);
+		CHECK("damaged: -EBADMSG", fe_state_load(&c, journal, &ls) == -EBADMSG);
+		CHECK("damaged: nothing loaded", fe_tab_count(&c.tab) == 0);
+		fe_srv_free(&c);
+	}
+	fe_srv_free(&a);
+	fe_srv_free(&b);
+}
+
+static void test_saver(void)
+{
+	struct fe_srv a;
+	struct fe_saver sv;
+	struct stat st;
+	char p[256], journal[128];
+	uint64_t bytes = 0, records = 0, v;
+
+	fe_srv_init(&a, false);
+	mkfile("s1", &st);
+	snprintf(p, sizeof(p), "%s/s1", dir);
+	chown_path(&a, p, 5, &st);
+	snprintf(journal, sizeof(journal), "%s/j2", dir);
+	CHECK("saver init", fe_saver_init(&sv) == 0);
+	CHECK("saver start", fe_saver_start(&sv, fe_snap_take(&a.tab), journal) == 0);
+	CHECK("a second start while busy: -EBUSY",
+	      fe_saver_start(&sv, fe_snap_take(&a.tab), journal) == -EBUSY);
+	/* The eventfd becomes readable when the thread is done. */
+	{
+		int fl = fcntl(sv.efd, F_GETFL);
+
+		fcntl(sv.efd, F_SETFL, fl & ~O_NONBLOCK);
+		CHECK("eventfd signalled", read(sv.efd, &v, sizeof(v)) == sizeof(v));
+		v = 1;
+		(void)!write(sv.efd, &v, sizeof(v));
+		fcntl(sv.efd, F_SETFL, fl);
+	}
+	CHECK("saver finish", fe_saver_finish(&sv, &bytes, &records) == 0);
+	CHECK("one record written", records == 1 && bytes > 0);
+	CHECK("finish when idle: -EINVAL", fe_saver_finish(&sv, &bytes, &records) == -EINVAL);
+	snprintf(journal, sizeof(journal), "%s/no/such/dir/j", dir);
+	CHECK("start to a bad path", fe_saver_start(&sv, fe_snap_take(&a.tab), journal) == 0);
+	CHECK("its error comes back", fe_saver_finish(&sv, &bytes, &records) == -ENOENT);
+	fe_saver_free(&sv);
+	fe_srv_free(&a);
+}
+
+int main(void)
+{
+	char cmd[128];
+
+	snprintf(dir, sizeof(dir), "/tmp/fe-test-state.XXXXXX");
+	if (!mkdtemp(dir)) {
+		perror("mkdtemp");
+		return 1;
+	}
+	test_renamedir_check();
+	test_renamedir_moves();
+	test_norm();
+	test_save_load();
+	test_saver();
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	(void)!system(cmd);
+	UNIT_EXIT();
+}
