@@ -396,9 +396,9 @@ enum fe_jnl_err fe_jnl_parse(const void *buf, size_t len,
 		 * left for bytes that belong to nobody. */
 		if (str_off != sum) {
 			say(why, why_size, "record %llu: strings at offset "
-			    "%llu, expected %llu (where record %llu's end)",
-			    (ull)i, (ull)str_off, (ull)sum,
-			    (ull)(i ? i - 1 : 0));
+			    "%llu, expected %llu (%s)", (ull)i, (ull)str_off,
+			    (ull)sum, i ? "where the previous record's end"
+					: "the area's start");
 			return FE_JNL_ERECORD;
 		}
 		if (str_len > str_size - sum) {
