@@ -30,8 +30,8 @@ static void build_tables(void)
 	}
 	for (uint32_t b = 0; b < 256; b++)
 		for (int k = 1; k < 8; k++)
-			tab[k][b] = (tab[k - 1][b] >> 8) ^
-				    tab[0][tab[k - 1][b] & 0xff];
+			tab[k][b] =
+			    (tab[k - 1][b] >> 8) ^ tab[0][tab[k - 1][b] & 0xff];
 }
 
 /* Returns once the tables are complete, whichever thread built them. */
@@ -86,8 +86,8 @@ bool fe_crc32c_hw_ok(void)
 	return __builtin_cpu_supports("sse4.2");
 }
 
-__attribute__((target("sse4.2")))
-uint32_t fe_crc32c_hw(uint32_t crc, const void *buf, size_t len)
+__attribute__((target("sse4.2"))) uint32_t
+fe_crc32c_hw(uint32_t crc, const void *buf, size_t len)
 {
 	const unsigned char *p = buf;
 	uint64_t c = (uint32_t)~crc;

@@ -95,7 +95,9 @@ static void st64(unsigned char *p, uint64_t v)
 }
 
 /* Fill why (if any) with one line. */
-__attribute__((format(printf, 3, 4)))
+static void say(char *why, size_t size, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
 static void say(char *why, size_t size, const char *fmt, ...)
 {
 	va_list ap;
@@ -165,16 +167,17 @@ static bool fields_ok(const struct fe_jnl_rec *r, uint64_t i, char *why,
 		    (ull)i, r->mode);
 		return false;
 	}
-	if ((r->flags & FE_JNL_DEV_SET) && type != S_IFCHR &&
-	    type != S_IFBLK) {
+	if ((r->flags & FE_JNL_DEV_SET) && type != S_IFCHR && type != S_IFBLK) {
 		say(why, size,
 		    "record %llu: device flag on mode 0%o, which is not a "
-		    "char or block device", (ull)i, r->mode);
+		    "char or block device",
+		    (ull)i, r->mode);
 		return false;
 	}
 	if (!(r->flags & FE_JNL_DEV_SET) && r->rdev) {
-		say(why, size, "record %llu: rdev 0x%llx without the device flag",
-		    (ull)i, (ull)r->rdev);
+		say(why, size,
+		    "record %llu: rdev 0x%llx without the device flag", (ull)i,
+		    (ull)r->rdev);
 		return false;
 	}
 	if (r->btime_nsec >= 1000000000u) {
@@ -186,8 +189,8 @@ static bool fields_ok(const struct fe_jnl_rec *r, uint64_t i, char *why,
 }
 
 /* The xattr block of record i parses exactly to its end. */
-static bool xattrs_ok(const unsigned char *b, size_t len, uint64_t i,
-		      char *why, size_t size)
+static bool xattrs_ok(const unsigned char *b, size_t len, uint64_t i, char *why,
+		      size_t size)
 {
 	size_t pos = 0;
 
@@ -198,7 +201,8 @@ static bool xattrs_ok(const unsigned char *b, size_t len, uint64_t i,
 		if (left < 8) {
 			say(why, size,
 			    "record %llu: xattr at byte %zu: %zu bytes left, "
-			    "an entry header needs 8", (ull)i, pos, left);
+			    "an entry header needs 8",
+			    (ull)i, pos, left);
 			return false;
 		}
 		nl = ld32(b + pos);
@@ -206,20 +210,22 @@ static bool xattrs_ok(const unsigned char *b, size_t len, uint64_t i,
 		if (nl < 1 || nl > FE_JNL_NAME_MAX) {
 			say(why, size,
 			    "record %llu: xattr at byte %zu: name_len %u, "
-			    "not 1..%d", (ull)i, pos, nl, FE_JNL_NAME_MAX);
+			    "not 1..%d",
+			    (ull)i, pos, nl, FE_JNL_NAME_MAX);
 			return false;
 		}
 		if (vl > FE_JNL_XATTR_MAX) {
 			say(why, size,
 			    "record %llu: xattr at byte %zu: value_len %u, "
-			    "more than %d", (ull)i, pos, vl, FE_JNL_XATTR_MAX);
+			    "more than %d",
+			    (ull)i, pos, vl, FE_JNL_XATTR_MAX);
 			return false;
 		}
 		if ((uint64_t)nl + vl > left - 8) {
 			say(why, size,
 			    "record %llu: xattr at byte %zu: name %u + value "
-			    "%u bytes, but %zu left in the block", (ull)i, pos,
-			    nl, vl, left - 8);
+			    "%u bytes, but %zu left in the block",
+			    (ull)i, pos, nl, vl, left - 8);
 			return false;
 		}
 		if (memchr(b + pos + 8, 0, nl)) {
@@ -243,7 +249,8 @@ static bool strings_ok(const unsigned char *s, size_t len, uint64_t i,
 	if (!nul) {
 		say(why, size,
 		    "record %llu: no NUL ends the path in its %zu bytes of "
-		    "strings", (ull)i, len);
+		    "strings",
+		    (ull)i, len);
 		return false;
 	}
 	*path_len = (size_t)(nul - s);
@@ -255,15 +262,15 @@ static void rec_decode(const unsigned char *p, struct fe_jnl_rec *r,
 		       uint64_t *str_off, uint32_t *str_len)
 {
 	*r = (struct fe_jnl_rec){
-		.dev = ld64(p + R_DEV),
-		.ino = ld64(p + R_INO),
-		.rdev = ld64(p + R_RDEV),
-		.btime_sec = (int64_t)ld64(p + R_BTIME_SEC),
-		.btime_nsec = ld32(p + R_BTIME_NSEC),
-		.uid = ld32(p + R_UID),
-		.gid = ld32(p + R_GID),
-		.mode = ld32(p + R_MODE),
-		.flags = ld32(p + R_FLAGS),
+	    .dev = ld64(p + R_DEV),
+	    .ino = ld64(p + R_INO),
+	    .rdev = ld64(p + R_RDEV),
+	    .btime_sec = (int64_t)ld64(p + R_BTIME_SEC),
+	    .btime_nsec = ld32(p + R_BTIME_NSEC),
+	    .uid = ld32(p + R_UID),
+	    .gid = ld32(p + R_GID),
+	    .mode = ld32(p + R_MODE),
+	    .flags = ld32(p + R_FLAGS),
 	};
 	*str_off = ld64(p + R_STR_OFF);
 	*str_len = ld32(p + R_STR_LEN);
@@ -285,8 +292,10 @@ static enum fe_jnl_err header_check(const unsigned char *b, size_t len,
 		return FE_JNL_EMAGIC;
 	}
 	if (len < FE_JNL_HDR_SIZE) {
-		say(why, size, "truncated: %zu bytes, shorter than a %d-byte "
-		    "header", len, FE_JNL_HDR_SIZE);
+		say(why, size,
+		    "truncated: %zu bytes, shorter than a %d-byte "
+		    "header",
+		    len, FE_JNL_HDR_SIZE);
 		return FE_JNL_ETRUNC;
 	}
 	version = ld32(b + H_VERSION);
@@ -305,13 +314,16 @@ static enum fe_jnl_err header_check(const unsigned char *b, size_t len,
 		return FE_JNL_EVERSION;
 	}
 	if (reserved) {
-		say(why, size, "reserved header field is 0x%llx, not 0 (a "
-		    "newer writer?)", (ull)reserved);
+		say(why, size,
+		    "reserved header field is 0x%llx, not 0 (a "
+		    "newer writer?)",
+		    (ull)reserved);
 		return FE_JNL_EVERSION;
 	}
 	if (hdr_size != FE_JNL_HDR_SIZE || rec_size != FE_JNL_REC_SIZE) {
-		say(why, size, "hdr_size %u and rec_size %u, expected %d and %d",
-		    hdr_size, rec_size, FE_JNL_HDR_SIZE, FE_JNL_REC_SIZE);
+		say(why, size,
+		    "hdr_size %u and rec_size %u, expected %d and %d", hdr_size,
+		    rec_size, FE_JNL_HDR_SIZE, FE_JNL_REC_SIZE);
 		return FE_JNL_ESIZE;
 	}
 	return FE_JNL_OK;
@@ -330,8 +342,8 @@ static bool total_size(uint64_t nrec, uint64_t str_size, uint64_t *total)
 	return true;
 }
 
-enum fe_jnl_err fe_jnl_parse(const void *buf, size_t len,
-			     struct fe_jnl_view *v, char *why, size_t why_size)
+enum fe_jnl_err fe_jnl_parse(const void *buf, size_t len, struct fe_jnl_view *v,
+			     char *why, size_t why_size)
 {
 	const unsigned char *b = buf, *recs, *strs, *trl;
 	uint64_t nrec, str_size, file_size, want, sum = 0;
@@ -345,14 +357,17 @@ enum fe_jnl_err fe_jnl_parse(const void *buf, size_t len,
 	str_size = ld64(b + H_STR_SIZE);
 	file_size = ld64(b + H_FILE_SIZE);
 	if (!total_size(nrec, str_size, &want)) {
-		say(why, why_size, "%llu records and %llu bytes of strings "
-		    "overflow 64 bits", (ull)nrec, (ull)str_size);
+		say(why, why_size,
+		    "%llu records and %llu bytes of strings "
+		    "overflow 64 bits",
+		    (ull)nrec, (ull)str_size);
 		return FE_JNL_ESIZE;
 	}
 	if (file_size != want) {
-		say(why, why_size, "file_size %llu, but %llu records and %llu "
-		    "bytes of strings make %llu", (ull)file_size, (ull)nrec,
-		    (ull)str_size, (ull)want);
+		say(why, why_size,
+		    "file_size %llu, but %llu records and %llu "
+		    "bytes of strings make %llu",
+		    (ull)file_size, (ull)nrec, (ull)str_size, (ull)want);
 		return FE_JNL_ESIZE;
 	}
 	if (len < file_size) {
@@ -361,23 +376,27 @@ enum fe_jnl_err fe_jnl_parse(const void *buf, size_t len,
 		return FE_JNL_ETRUNC;
 	}
 	if (len > file_size) {
-		say(why, why_size, "%zu bytes, the header says %llu: %llu bytes "
-		    "after the trailer", len, (ull)file_size,
-		    (ull)(len - file_size));
+		say(why, why_size,
+		    "%zu bytes, the header says %llu: %llu bytes "
+		    "after the trailer",
+		    len, (ull)file_size, (ull)(len - file_size));
 		return FE_JNL_ESIZE;
 	}
 
 	trl = b + len - FE_JNL_TRL_SIZE;
 	if (memcmp(trl + 4, TRL_MAGIC, 4)) {
-		say(why, why_size, "trailer magic 0x%08x is not \"" TRL_MAGIC
-		    "\"", ld32(trl + 4));
+		say(why, why_size,
+		    "trailer magic 0x%08x is not \"" TRL_MAGIC "\"",
+		    ld32(trl + 4));
 		return FE_JNL_ECRC;
 	}
 	stored = ld32(trl);
 	computed = fe_crc32c(0, b, len - FE_JNL_TRL_SIZE);
 	if (stored != computed) {
-		say(why, why_size, "bad checksum: stored 0x%08x, computed "
-		    "0x%08x", stored, computed);
+		say(why, why_size,
+		    "bad checksum: stored 0x%08x, computed "
+		    "0x%08x",
+		    stored, computed);
 		return FE_JNL_ECRC;
 	}
 
@@ -395,14 +414,17 @@ enum fe_jnl_err fe_jnl_parse(const void *buf, size_t len,
 		/* Contiguous in record order: no overlap, and no gap is
 		 * left for bytes that belong to nobody. */
 		if (str_off != sum) {
-			say(why, why_size, "record %llu: strings at offset "
-			    "%llu, expected %llu (where record %llu's end)",
+			say(why, why_size,
+			    "record %llu: strings at offset "
+			    "%llu, expected %llu (%s)",
 			    (ull)i, (ull)str_off, (ull)sum,
-			    (ull)(i ? i - 1 : 0));
+			    i ? "where the previous record's end"
+			      : "the area's start");
 			return FE_JNL_ERECORD;
 		}
 		if (str_len > str_size - sum) {
-			say(why, why_size, "record %llu: %u bytes of strings "
+			say(why, why_size,
+			    "record %llu: %u bytes of strings "
 			    "at offset %llu run past the %llu-byte area",
 			    (ull)i, str_len, (ull)str_off, (ull)str_size);
 			return FE_JNL_ERECORD;
@@ -413,18 +435,20 @@ enum fe_jnl_err fe_jnl_parse(const void *buf, size_t len,
 		sum += str_len;
 	}
 	if (sum != str_size) {
-		say(why, why_size, "the records' strings end at byte %llu of "
-		    "the %llu-byte string area", (ull)sum, (ull)str_size);
+		say(why, why_size,
+		    "the records' strings end at byte %llu of "
+		    "the %llu-byte string area",
+		    (ull)sum, (ull)str_size);
 		return FE_JNL_ERECORD;
 	}
 
 	*v = (struct fe_jnl_view){
-		.buf = b,
-		.len = len,
-		.nrec = nrec,
-		.str_size = str_size,
-		.written = (int64_t)ld64(b + H_WRITTEN),
-		.version = ld32(b + H_VERSION),
+	    .buf = b,
+	    .len = len,
+	    .nrec = nrec,
+	    .str_size = str_size,
+	    .written = (int64_t)ld64(b + H_WRITTEN),
+	    .version = ld32(b + H_VERSION),
 	};
 	return FE_JNL_OK;
 }
@@ -439,8 +463,7 @@ static void set_strings(struct fe_jnl_rec *r, const unsigned char *s,
 	r->xattrs_len = len - r->path_len - 1;
 }
 
-void fe_jnl_get(const struct fe_jnl_view *v, uint64_t i,
-		struct fe_jnl_rec *r)
+void fe_jnl_get(const struct fe_jnl_view *v, uint64_t i, struct fe_jnl_rec *r)
 {
 	const unsigned char *recs = v->buf + FE_JNL_HDR_SIZE;
 	const unsigned char *strs = recs + v->nrec * FE_JNL_REC_SIZE;
@@ -541,13 +564,13 @@ static void put(struct fe_jnl_w *w, const void *p, size_t n)
 	}
 }
 
-int fe_jnl_w_begin(struct fe_jnl_w *w, int fd, uint64_t nrec,
-		   uint64_t str_size, int64_t written)
+int fe_jnl_w_begin(struct fe_jnl_w *w, int fd, uint64_t nrec, uint64_t str_size,
+		   int64_t written)
 {
 	uint64_t total;
 	unsigned char *h;
 
-	*w = (struct fe_jnl_w){ .fd = fd, .nrec = nrec, .str_size = str_size };
+	*w = (struct fe_jnl_w){.fd = fd, .nrec = nrec, .str_size = str_size};
 	if (!total_size(nrec, str_size, &total))
 		return w->err = -EINVAL;
 	w->buf = malloc(buf_cap(w));
@@ -685,7 +708,7 @@ int fe_jnl_save(const char *path,
 		int (*emit)(struct fe_jnl_w *w, int fd, void *ctx), void *ctx)
 {
 	/* err stays -EINVAL unless emit() begins the writer it is given. */
-	struct fe_jnl_w w = { .fd = -1, .err = -EINVAL };
+	struct fe_jnl_w w = {.fd = -1, .err = -EINVAL};
 	char *tmp;
 	int fd, r;
 
@@ -789,15 +812,14 @@ out_close:
  * of the string area present. */
 struct wreck {
 	const unsigned char *recs; /* the first record */
-	uint64_t nrec;             /* whole records present and claimed */
+	uint64_t nrec;		   /* whole records present and claimed */
 	const unsigned char *strs; /* the string area, or NULL: not present */
-	uint64_t area;             /* bytes of it present and claimed */
+	uint64_t area;		   /* bytes of it present and claimed */
 };
 
 /* Record i of the wreck, if it can be trusted on its own: its strings
  * are not required to follow its neighbours'. */
-static bool salvage_rec(const struct wreck *k, uint64_t i,
-			struct fe_jnl_rec *r)
+static bool salvage_rec(const struct wreck *k, uint64_t i, struct fe_jnl_rec *r)
 {
 	uint64_t str_off;
 	uint32_t str_len;
@@ -816,7 +838,7 @@ int fe_jnl_salvage(const void *buf, size_t len, int fd, uint64_t *kept,
 		   uint64_t *lost, char *why, size_t why_size)
 {
 	const unsigned char *b = buf;
-	struct wreck k = { .recs = b + FE_JNL_HDR_SIZE };
+	struct wreck k = {.recs = b + FE_JNL_HDR_SIZE};
 	struct fe_jnl_w w;
 	struct fe_jnl_rec r;
 	uint64_t claimed, present, nkeep = 0, skeep = 0;

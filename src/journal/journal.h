@@ -185,7 +185,10 @@ int fe_jnl_w_end(struct fe_jnl_w *w);
  * Save atomically to path: a temporary file beside it (mode 0600), emit()
  * writes the journal through the writer it is given (begin to end), then
  * fsync, rename over path, fsync of the directory.  On any failure the
- * temporary file is removed and path is as it was.  Returns 0 or -errno.
+ * temporary file is removed and path is as it was, except when only the
+ * directory's fsync fails: path then holds the new journal, which may not
+ * survive a crash.  emit() must begin and end the writer it is given (one
+ * that does not fails with -EINVAL).  Returns 0 or -errno.
  */
 int fe_jnl_save(const char *path,
 		int (*emit)(struct fe_jnl_w *w, int fd, void *ctx), void *ctx);

@@ -140,8 +140,9 @@ static int sync_dir_of(const char *path)
 {
 	const char *slash = strrchr(path, '/');
 	char *dir = !slash ? xstrdup(".")
-		    : slash == path ? xstrdup("/")
-				    : xasprintf("%.*s", (int)(slash - path), path);
+		    : slash == path
+			? xstrdup("/")
+			: xasprintf("%.*s", (int)(slash - path), path);
 	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC), r = 0;
 
 	if (fd < 0 || fsync(fd))
@@ -187,8 +188,10 @@ static int salvage(const char *file, const char *out)
 	} else if (r) {
 		fe_msg(-r, "%s: writing %s", file, tmp);
 	} else if (!kept && lost) {
-		fe_msg(0, "%s: kept 0, lost %llu: nothing could be trusted, "
-		       "%s not written", file, (ull)lost, out);
+		fe_msg(0,
+		       "%s: kept 0, lost %llu: nothing could be trusted, "
+		       "%s not written",
+		       file, (ull)lost, out);
 		status = 1;
 	} else if (fsync(fd)) {
 		fe_msg(errno, "%s", tmp);

@@ -20,7 +20,7 @@ static bool ready;
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct fe_sess sess = { 0 };
+	struct fe_sess sess = {0};
 	struct fe_req req;
 	struct fe_rep rep;
 	const char *why = NULL;

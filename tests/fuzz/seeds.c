@@ -57,15 +57,14 @@ static int emit(struct fe_jnl_w *w, int fd, void *ctx)
 
 static void journal(const char *name, const struct fe_jnl_rec *r, size_t n)
 {
-	struct set s = { r, n };
+	struct set s = {r, n};
 	struct fe_jnl_view v;
 	unsigned char *buf;
 	char path[4096], why[256];
 	size_t len;
 
 	snprintf(path, sizeof(path), "%s/journal/%s", top, name);
-	if (fe_jnl_save(path, emit, &s) ||
-	    fe_jnl_read_file(path, &buf, &len)) {
+	if (fe_jnl_save(path, emit, &s) || fe_jnl_read_file(path, &buf, &len)) {
 		fprintf(stderr, "seeds: %s: cannot write\n", path);
 		failed = 1;
 		return;
@@ -82,24 +81,50 @@ static void journals(void)
 	unsigned char xa[256];
 	size_t xl = 0;
 	struct fe_jnl_rec r[] = {
-		{ .dev = 0x803, .ino = 2, .mode = 0104755,
-		  .flags = FE_JNL_MODE_SET, .path = "/usr/bin/su",
-		  .path_len = 11 },
-		{ .dev = 0x803, .ino = 3, .mode = 040755, .uid = 1000,
-		  .gid = 100, .btime_sec = 1700000000, .btime_nsec = 5,
-		  .path = "/a dir", .path_len = 6 },
-		{ .dev = 0x803, .ino = 4, .mode = 020666, .rdev = 0x103,
-		  .flags = FE_JNL_MODE_SET | FE_JNL_DEV_SET, .path = "",
-		  .path_len = 0 },
-		{ .dev = 0x803, .ino = 5, .mode = 060660, .rdev = 0x800,
-		  .flags = FE_JNL_DEV_SET, .path = "/dev/sda",
-		  .path_len = 8 },
-		{ .dev = 0x803, .ino = 6, .mode = 0120777, .path = "/l",
-		  .path_len = 2 },
-		{ .dev = 0x803, .ino = 7, .mode = 010644, .path = "/f",
-		  .path_len = 2 },
-		{ .dev = 0x803, .ino = 8, .mode = 0140755, .path = "/s",
-		  .path_len = 2 },
+	    {.dev = 0x803,
+	     .ino = 2,
+	     .mode = 0104755,
+	     .flags = FE_JNL_MODE_SET,
+	     .path = "/usr/bin/su",
+	     .path_len = 11},
+	    {.dev = 0x803,
+	     .ino = 3,
+	     .mode = 040755,
+	     .uid = 1000,
+	     .gid = 100,
+	     .btime_sec = 1700000000,
+	     .btime_nsec = 5,
+	     .path = "/a dir",
+	     .path_len = 6},
+	    {.dev = 0x803,
+	     .ino = 4,
+	     .mode = 020666,
+	     .rdev = 0x103,
+	     .flags = FE_JNL_MODE_SET | FE_JNL_DEV_SET,
+	     .path = "",
+	     .path_len = 0},
+	    {.dev = 0x803,
+	     .ino = 5,
+	     .mode = 060660,
+	     .rdev = 0x800,
+	     .flags = FE_JNL_DEV_SET,
+	     .path = "/dev/sda",
+	     .path_len = 8},
+	    {.dev = 0x803,
+	     .ino = 6,
+	     .mode = 0120777,
+	     .path = "/l",
+	     .path_len = 2},
+	    {.dev = 0x803,
+	     .ino = 7,
+	     .mode = 010644,
+	     .path = "/f",
+	     .path_len = 2},
+	    {.dev = 0x803,
+	     .ino = 8,
+	     .mode = 0140755,
+	     .path = "/s",
+	     .path_len = 2},
 	};
 
 	fe_jnl_xattr_put(xa, sizeof(xa), &xl, "security.selinux",
@@ -133,9 +158,11 @@ static void req(const char *name, struct fe_req q, const char *tail)
 
 static void reqs(void)
 {
-	const struct fe_req base = { .dev = 0x803, .ino = 42,
-				     .real_mode = S_IFREG | 0644,
-				     .real_uid = 1000, .real_gid = 100 };
+	const struct fe_req base = {.dev = 0x803,
+				    .ino = 42,
+				    .real_mode = S_IFREG | 0644,
+				    .real_uid = 1000,
+				    .real_gid = 100};
 	struct fe_req q;
 
 	q = base;
@@ -169,11 +196,11 @@ static void reqs(void)
 	q = base;
 	q.op = FE_OP_RENAME;
 	req("rename", q, "/renamed");
-	q = (struct fe_req){ .op = FE_OP_SESSION, .ino = 1234, .dev = 1234 };
+	q = (struct fe_req){.op = FE_OP_SESSION, .ino = 1234, .dev = 1234};
 	req("session", q, NULL);
-	q = (struct fe_req){ .op = FE_OP_DETACH };
+	q = (struct fe_req){.op = FE_OP_DETACH};
 	req("detach", q, NULL);
-	q = (struct fe_req){ .op = FE_OP_STATS };
+	q = (struct fe_req){.op = FE_OP_STATS};
 	req("stats", q, NULL);
 }
 
@@ -186,8 +213,8 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	top = argv[1];
-	for (const char *const *d = (const char *const[]){ "", "/journal",
-							   "/req", NULL };
+	for (const char *const *d =
+		 (const char *const[]){"", "/journal", "/req", NULL};
 	     *d; d++) {
 		snprintf(path, sizeof(path), "%s%s", top, *d);
 		if (mkdir(path, 0755) && errno != EEXIST) {

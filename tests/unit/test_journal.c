@@ -21,10 +21,16 @@
 
 /* Offsets of the layout in journal.h, as a reader outside the codec
  * would know them. */
-#define HDR 64
-#define REC(i) (HDR + (size_t)(i) * 64)
-enum { R_RDEV = 16, R_STR_OFF = 24, R_BTIME_NSEC = 40, R_STR_LEN = 44,
-       R_MODE = 56, R_FLAGS = 60 };
+#define HDR    64
+#define REC(i) (HDR + (size_t)(i)*64)
+enum {
+	R_RDEV = 16,
+	R_STR_OFF = 24,
+	R_BTIME_NSEC = 40,
+	R_STR_LEN = 44,
+	R_MODE = 56,
+	R_FLAGS = 60
+};
 
 static char dir[64];
 
@@ -94,8 +100,7 @@ static char *file_in_dir(const char *name)
 }
 
 /* Save s to dir/name and read it back; NULL on failure. */
-static unsigned char *build(const struct set *s, const char *name,
-			    size_t *len)
+static unsigned char *build(const struct set *s, const char *name, size_t *len)
 {
 	unsigned char *b;
 	const char *path = file_in_dir(name);
@@ -112,8 +117,9 @@ static int rec_eq(const struct fe_jnl_rec *a, const struct fe_jnl_rec *b)
 	       a->btime_sec == b->btime_sec && a->btime_nsec == b->btime_nsec &&
 	       a->uid == b->uid && a->gid == b->gid && a->mode == b->mode &&
 	       a->flags == b->flags && a->path_len == b->path_len &&
-	       !memcmp(a->path, b->path, a->path_len) && !a->path[a->path_len] &&
-	       !b->path[b->path_len] && a->xattrs_len == b->xattrs_len &&
+	       !memcmp(a->path, b->path, a->path_len) &&
+	       !a->path[a->path_len] && !b->path[b->path_len] &&
+	       a->xattrs_len == b->xattrs_len &&
 	       (!a->xattrs_len || !memcmp(a->xattrs, b->xattrs, a->xattrs_len));
 }
 
@@ -157,7 +163,7 @@ static void test_crc(void)
 	CHECK("crc32c of nothing is 0", fe_crc32c(0, "", 0) == 0);
 	/* RFC 3720 B.4: 32 bytes of zeros. */
 	CHECK("crc32c of 32 zero bytes is 0x8a9136aa",
-	      fe_crc32c(0, (unsigned char[32]){ 0 }, 32) == 0x8a9136aau);
+	      fe_crc32c(0, (unsigned char[32]){0}, 32) == 0x8a9136aau);
 
 	one = fe_crc32c(0, buf, sizeof(buf));
 	for (size_t cut = 0; cut <= sizeof(buf); cut++) {
@@ -173,8 +179,7 @@ static void test_crc(void)
 		for (size_t len = 0; len + off <= 300; len++)
 			bad += fe_crc32c_sw(7, buf + off, len) !=
 			       fe_crc32c(7, buf + off, len);
-	CHECK("software equals the chosen path at every alignment",
-	      bad == 0);
+	CHECK("software equals the chosen path at every alignment", bad == 0);
 	if (fe_crc32c_hw_ok()) {
 		bad = 0;
 		for (size_t off = 0; off < 8; off++)
@@ -183,7 +188,7 @@ static void test_crc(void)
 				       fe_crc32c_hw(7, buf + off, len);
 		CHECK("sse4.2 equals software at every alignment and length",
 		      bad == 0 && fe_crc32c_hw(0, buf, sizeof(buf)) ==
-					  fe_crc32c_sw(0, buf, sizeof(buf)));
+				      fe_crc32c_sw(0, buf, sizeof(buf)));
 	} else {
 		printf("ok - sse4.2 equals software # SKIP no sse4.2\n");
 	}
@@ -220,39 +225,52 @@ static size_t full_set(struct fe_jnl_rec *r)
 	fe_jnl_xattr_put(xa_big, sizeof(xa_big), &xa_big_len, "user.big",
 			 big_val, sizeof(big_val));
 
-	r[n] = (struct fe_jnl_rec){ .dev = 0x803, .ino = 2, .mode = 0104755,
-				    .flags = FE_JNL_MODE_SET };
+	r[n] = (struct fe_jnl_rec){
+	    .dev = 0x803, .ino = 2, .mode = 0104755, .flags = FE_JNL_MODE_SET};
 	set_path(&r[n++], "/usr/bin/su");
-	r[n] = (struct fe_jnl_rec){ .dev = UINT64_MAX, .ino = UINT64_MAX,
-				    .uid = UINT32_MAX, .gid = UINT32_MAX - 1,
-				    .mode = 040755, .btime_sec = -1,
-				    .btime_nsec = 999999999 };
+	r[n] = (struct fe_jnl_rec){.dev = UINT64_MAX,
+				   .ino = UINT64_MAX,
+				   .uid = UINT32_MAX,
+				   .gid = UINT32_MAX - 1,
+				   .mode = 040755,
+				   .btime_sec = -1,
+				   .btime_nsec = 999999999};
 	set_path(&r[n], "/a dir/with spaces\nand a newline\t");
 	r[n].xattrs = xa_one;
 	r[n++].xattrs_len = xa_one_len;
-	r[n] = (struct fe_jnl_rec){ .dev = 1, .ino = 3, .rdev = 0x103,
-				    .mode = 020666, .uid = 0, .gid = 5,
-				    .flags = FE_JNL_MODE_SET | FE_JNL_DEV_SET,
-				    .btime_sec = 1700000000,
-				    .btime_nsec = 123 };
+	r[n] = (struct fe_jnl_rec){.dev = 1,
+				   .ino = 3,
+				   .rdev = 0x103,
+				   .mode = 020666,
+				   .uid = 0,
+				   .gid = 5,
+				   .flags = FE_JNL_MODE_SET | FE_JNL_DEV_SET,
+				   .btime_sec = 1700000000,
+				   .btime_nsec = 123};
 	set_path(&r[n], "");
 	r[n].xattrs = xa_many;
 	r[n++].xattrs_len = xa_many_len;
-	r[n] = (struct fe_jnl_rec){ .dev = 1, .ino = 4, .rdev = 0x800,
-				    .mode = 060660, .gid = 6,
-				    .flags = FE_JNL_DEV_SET };
+	r[n] = (struct fe_jnl_rec){.dev = 1,
+				   .ino = 4,
+				   .rdev = 0x800,
+				   .mode = 060660,
+				   .gid = 6,
+				   .flags = FE_JNL_DEV_SET};
 	set_path(&r[n++], "/dev/sda");
-	r[n] = (struct fe_jnl_rec){ .dev = 1, .ino = 5, .mode = 0120777 };
+	r[n] = (struct fe_jnl_rec){.dev = 1, .ino = 5, .mode = 0120777};
 	set_path(&r[n], long_path);
 	r[n].xattrs = xa_big;
 	r[n++].xattrs_len = xa_big_len;
-	r[n] = (struct fe_jnl_rec){ .dev = 1, .ino = 6, .mode = 010600,
-				    .flags = FE_JNL_MODE_SET, .uid = 1000 };
+	r[n] = (struct fe_jnl_rec){.dev = 1,
+				   .ino = 6,
+				   .mode = 010600,
+				   .flags = FE_JNL_MODE_SET,
+				   .uid = 1000};
 	set_path(&r[n++], "/run/fifo");
-	r[n] = (struct fe_jnl_rec){ .dev = 1, .ino = 7, .mode = 0140755 };
+	r[n] = (struct fe_jnl_rec){.dev = 1, .ino = 7, .mode = 0140755};
 	set_path(&r[n++], "/run/s\xff\x01ck");
-	r[n] = (struct fe_jnl_rec){ .dev = 1, .ino = 8, .mode = 0020000,
-				    .flags = FE_JNL_DEV_SET };
+	r[n] = (struct fe_jnl_rec){
+	    .dev = 1, .ino = 8, .mode = 0020000, .flags = FE_JNL_DEV_SET};
 	set_path(&r[n++], "/dev/rdev-zero");
 	return n;
 }
@@ -264,7 +282,7 @@ static void test_big(void)
 {
 	static struct fe_jnl_rec recs[N_BIG];
 	static char paths[N_BIG][24];
-	struct set s = { recs, N_BIG, 7 };
+	struct set s = {recs, N_BIG, 7};
 	struct fe_jnl_view v;
 	struct fe_jnl_rec got;
 	unsigned char *b;
@@ -274,29 +292,29 @@ static void test_big(void)
 
 	for (size_t i = 0; i < N_BIG; i++) {
 		snprintf(paths[i], sizeof(paths[i]), "/tree/file-%zu", i);
-		recs[i] = (struct fe_jnl_rec){ .dev = 1, .ino = i + 10,
-					       .uid = (uint32_t)i,
-					       .mode = 0100600 };
+		recs[i] = (struct fe_jnl_rec){.dev = 1,
+					      .ino = i + 10,
+					      .uid = (uint32_t)i,
+					      .mode = 0100600};
 		set_path(&recs[i], paths[i]);
 	}
 	b = build(&s, "big", &len);
 	CHECK("a journal past 1 MiB parses",
 	      b && len > (1u << 20) &&
-		      fe_jnl_parse(b, len, &v, why, sizeof(why)) == FE_JNL_OK &&
-		      v.nrec == N_BIG);
+		  fe_jnl_parse(b, len, &v, why, sizeof(why)) == FE_JNL_OK &&
+		  v.nrec == N_BIG);
 	for (size_t i = 0; b && i < N_BIG; i++) {
 		fe_jnl_get(&v, i, &got);
 		bad += !rec_eq(&got, &recs[i]);
 	}
-	CHECK("every record of a journal past 1 MiB comes back",
-	      b && bad == 0);
+	CHECK("every record of a journal past 1 MiB comes back", b && bad == 0);
 	free(b);
 }
 
 static void test_round_trip(void)
 {
 	struct fe_jnl_rec recs[16], got;
-	struct set s = { recs, 0, 1764762000 };
+	struct set s = {recs, 0, 1764762000};
 	struct fe_jnl_view v;
 	unsigned char *b;
 	size_t len, pos, nl, vl, count;
@@ -311,11 +329,11 @@ static void test_round_trip(void)
 	CHECK("save and read back", b != NULL);
 	if (!b)
 		return;
-	CHECK("parses", fe_jnl_parse(b, len, &v, why, sizeof(why)) ==
-				FE_JNL_OK);
+	CHECK("parses",
+	      fe_jnl_parse(b, len, &v, why, sizeof(why)) == FE_JNL_OK);
 	CHECK("view: counts and time",
 	      v.nrec == s.n && v.written == s.written && v.version == 1 &&
-		      v.len == len && v.buf == b);
+		  v.len == len && v.buf == b);
 	for (size_t i = 0; i < s.n; i++) {
 		fe_jnl_get(&v, i, &got);
 		QUIET_CHECK(rec_eq(&got, &recs[i]), "record %zu differs", i);
@@ -328,10 +346,10 @@ static void test_round_trip(void)
 	bad = 0;
 	while (fe_jnl_xattr_next(got.xattrs, got.xattrs_len, &pos, &name, &nl,
 				 &val, &vl)) {
-		static const char *names[] = { "security.capability",
-					       "trusted.empty",
-					       "system.posix_acl_access" };
-		static const size_t vlens[] = { 4, 0, 6 };
+		static const char *names[] = {"security.capability",
+					      "trusted.empty",
+					      "system.posix_acl_access"};
+		static const size_t vlens[] = {4, 0, 6};
 
 		bad += count >= 3 || nl != strlen(names[count]) ||
 		       memcmp(name, names[count], nl) || vl != vlens[count];
@@ -343,24 +361,23 @@ static void test_round_trip(void)
 	CHECK("a 64 KiB value iterates whole",
 	      fe_jnl_xattr_next(got.xattrs, got.xattrs_len, &pos, &name, &nl,
 				&val, &vl) &&
-		      vl == FE_JNL_XATTR_MAX &&
-		      !memcmp(val, big_val, vl) &&
-		      !fe_jnl_xattr_next(got.xattrs, got.xattrs_len, &pos,
-					 &name, &nl, &val, &vl));
+		  vl == FE_JNL_XATTR_MAX && !memcmp(val, big_val, vl) &&
+		  !fe_jnl_xattr_next(got.xattrs, got.xattrs_len, &pos, &name,
+				     &nl, &val, &vl));
 	fe_jnl_get(&v, 0, &got);
 	pos = 0;
 	CHECK("no xattrs: nothing to iterate",
 	      got.xattrs_len == 0 &&
-		      !fe_jnl_xattr_next(got.xattrs, got.xattrs_len, &pos,
-					 &name, &nl, &val, &vl));
+		  !fe_jnl_xattr_next(got.xattrs, got.xattrs_len, &pos, &name,
+				     &nl, &val, &vl));
 	free(b);
 
 	s.n = 0;
 	b = build(&s, "empty", &len);
 	CHECK("no records: 72 bytes that parse",
 	      b && len == 72 &&
-		      fe_jnl_parse(b, len, &v, why, sizeof(why)) == FE_JNL_OK &&
-		      v.nrec == 0 && v.str_size == 0);
+		  fe_jnl_parse(b, len, &v, why, sizeof(why)) == FE_JNL_OK &&
+		  v.nrec == 0 && v.str_size == 0);
 	free(b);
 }
 
@@ -371,7 +388,7 @@ static size_t n_small;
 
 static unsigned char *small_journal(size_t *len)
 {
-	struct set s = { small, 0, 1000 };
+	struct set s = {small, 0, 1000};
 	static unsigned char xa[128];
 	size_t xl = 0;
 
@@ -379,24 +396,25 @@ static unsigned char *small_journal(size_t *len)
 			 "system_u:object_r:usr_t:s0", 26);
 	fe_jnl_xattr_put(xa, sizeof(xa), &xl, "trusted.x", "v", 1);
 	n_small = 0;
-	small[n_small] = (struct fe_jnl_rec){ .dev = 9, .ino = 1,
-					      .mode = 0100644,
-					      .flags = FE_JNL_MODE_SET };
+	small[n_small] = (struct fe_jnl_rec){
+	    .dev = 9, .ino = 1, .mode = 0100644, .flags = FE_JNL_MODE_SET};
 	set_path(&small[n_small++], "/etc/passwd");
-	small[n_small] = (struct fe_jnl_rec){ .dev = 9, .ino = 2,
-					      .mode = 040755 };
+	small[n_small] =
+	    (struct fe_jnl_rec){.dev = 9, .ino = 2, .mode = 040755};
 	set_path(&small[n_small], "/usr/share/doc");
 	small[n_small].xattrs = xa;
 	small[n_small++].xattrs_len = xl;
-	small[n_small] = (struct fe_jnl_rec){ .dev = 9, .ino = 3,
-					      .mode = 020666, .rdev = 0x103,
-					      .flags = FE_JNL_DEV_SET };
+	small[n_small] = (struct fe_jnl_rec){.dev = 9,
+					     .ino = 3,
+					     .mode = 020666,
+					     .rdev = 0x103,
+					     .flags = FE_JNL_DEV_SET};
 	set_path(&small[n_small++], "/dev/null");
-	small[n_small] = (struct fe_jnl_rec){ .dev = 9, .ino = 4,
-					      .mode = 0120777 };
+	small[n_small] =
+	    (struct fe_jnl_rec){.dev = 9, .ino = 4, .mode = 0120777};
 	set_path(&small[n_small++], "");
-	small[n_small] = (struct fe_jnl_rec){ .dev = 9, .ino = 5,
-					      .mode = 010644, .uid = 7 };
+	small[n_small] =
+	    (struct fe_jnl_rec){.dev = 9, .ino = 5, .mode = 010644, .uid = 7};
 	set_path(&small[n_small++], "/run/fifo");
 	s.n = n_small;
 	return build(&s, "small", len);
@@ -416,7 +434,7 @@ static enum fe_jnl_err header_flip_err(size_t i)
 
 static void test_damage(void)
 {
-	static const unsigned char pats[] = { 0x01, 0x80, 0xff };
+	static const unsigned char pats[] = {0x01, 0x80, 0xff};
 	struct fe_jnl_view v;
 	unsigned char *b, *c;
 	size_t len;
@@ -440,8 +458,7 @@ static void test_damage(void)
 	CHECK("every truncation is refused as truncated", bad == 0);
 	CHECK("truncation names both sizes",
 	      fe_jnl_parse(b, 100, &v, why, sizeof(why)) == FE_JNL_ETRUNC &&
-		      !strncmp(why, "truncated: 100 bytes, the header says ",
-			       38));
+		  !strncmp(why, "truncated: 100 bytes, the header says ", 38));
 	memcpy(c, b, len);
 	c[len] = 0;
 	CHECK("a byte after the trailer is refused as a size",
@@ -450,8 +467,8 @@ static void test_damage(void)
 	bad = 0;
 	for (size_t i = 0; i < len; i++) {
 		for (size_t k = 0; k < sizeof(pats); k++) {
-			enum fe_jnl_err want = i < HDR ? header_flip_err(i)
-						       : FE_JNL_ECRC;
+			enum fe_jnl_err want =
+			    i < HDR ? header_flip_err(i) : FE_JNL_ECRC;
 			enum fe_jnl_err e;
 
 			memcpy(c, b, len);
@@ -463,21 +480,19 @@ static void test_damage(void)
 			bad += e != want;
 		}
 	}
-	CHECK("every flipped byte is refused, for the right reason",
-	      bad == 0);
+	CHECK("every flipped byte is refused, for the right reason", bad == 0);
 	memcpy(c, b, len);
 	c[len - 20] ^= 1;
 	CHECK("a flip in the strings names both checksums",
 	      fe_jnl_parse(c, len, &v, why, sizeof(why)) == FE_JNL_ECRC &&
-		      !strncmp(why, "bad checksum: stored 0x", 23));
+		  !strncmp(why, "bad checksum: stored 0x", 23));
 
 	memcpy(c, b, len);
 	put32(c + 8, 2);
 	recrc(c, len);
 	CHECK("version 2 with a good checksum: newer version",
-	      fe_jnl_parse(c, len, &v, why, sizeof(why)) ==
-			      FE_JNL_EVERSION &&
-		      strstr(why, "version 2"));
+	      fe_jnl_parse(c, len, &v, why, sizeof(why)) == FE_JNL_EVERSION &&
+		  strstr(why, "version 2"));
 	memcpy(c, b, len);
 	put32(c + 20, 0x10);
 	recrc(c, len);
@@ -490,8 +505,8 @@ static void test_damage(void)
 	      parse(c, len) == FE_JNL_ESIZE);
 	CHECK("garbage is not a journal",
 	      parse((const unsigned char *)"#!/bin/sh\necho hello world, not "
-					   "a journal at all, really\n", 50) ==
-		      FE_JNL_EMAGIC);
+					   "a journal at all, really\n",
+		    50) == FE_JNL_EMAGIC);
 	free(c);
 	free(b);
 }
@@ -499,9 +514,9 @@ static void test_damage(void)
 /* Edit a copy of the small journal, fix the checksum, parse. */
 struct edit {
 	const char *name;
-	size_t off;    /* where */
-	int width;     /* 1, 4 or 8 bytes */
-	uint64_t val;  /* what */
+	size_t off;	 /* where */
+	int width;	 /* 1, 4 or 8 bytes */
+	uint64_t val;	 /* what */
 	const char *why; /* a word the message must hold */
 };
 
@@ -522,36 +537,35 @@ static void test_bad_records(void)
 	x1 = (size_t)(r1.xattrs - b);
 
 	const struct edit edits[] = {
-		{ "unknown record flag", REC(0) + R_FLAGS, 4, 0x5, "flags 0x5" },
-		{ "no file type", REC(1) + R_MODE, 4, 0170644,
-		  "record 1: mode 0170644 has no valid file type" },
-		{ "type 0", REC(1) + R_MODE, 4, 0755, "no valid file type" },
-		{ "mode bits outside S_IFMT|07777", REC(0) + R_MODE, 4,
-		  01100644, "bits outside" },
-		{ "device flag on a regular file", REC(0) + R_FLAGS, 4,
-		  FE_JNL_DEV_SET, "device flag" },
-		{ "device flag on a fifo", REC(4) + R_FLAGS, 4, FE_JNL_DEV_SET,
-		  "device flag" },
-		{ "rdev without the device flag", REC(0) + R_RDEV, 8, 0x103,
-		  "rdev 0x103" },
-		{ "btime_nsec 1e9", REC(2) + R_BTIME_NSEC, 4, 1000000000,
-		  "btime_nsec" },
-		{ "strings overlap the previous record's", REC(1) + R_STR_OFF,
-		  8, 0, "record 1: strings at offset 0" },
-		{ "strings offset past the area", REC(0) + R_STR_OFF, 8,
-		  UINT64_MAX - 3, "record 0" },
-		{ "strings length past the area", REC(4) + R_STR_LEN, 4,
-		  UINT32_MAX, "run past" },
-		{ "no strings at all", REC(3) + R_STR_LEN, 4, 0,
-		  "no NUL ends the path" },
-		{ "path without its NUL", p0, 1, 'x', "no NUL ends the path" },
-		{ "xattr name_len 0", x1, 4, 0, "name_len 0" },
-		{ "xattr name_len 256", x1, 4, 256, "name_len 256" },
-		{ "xattr value_len over the maximum", x1 + 4, 4,
-		  FE_JNL_XATTR_MAX + 1, "value_len 65537" },
-		{ "xattr value past the block", x1 + 4, 4, 100,
-		  "left in the block" },
-		{ "xattr name with a NUL", x1 + 10, 1, 0, "a NUL in the name" },
+	    {"unknown record flag", REC(0) + R_FLAGS, 4, 0x5, "flags 0x5"},
+	    {"no file type", REC(1) + R_MODE, 4, 0170644,
+	     "record 1: mode 0170644 has no valid file type"},
+	    {"type 0", REC(1) + R_MODE, 4, 0755, "no valid file type"},
+	    {"mode bits outside S_IFMT|07777", REC(0) + R_MODE, 4, 01100644,
+	     "bits outside"},
+	    {"device flag on a regular file", REC(0) + R_FLAGS, 4,
+	     FE_JNL_DEV_SET, "device flag"},
+	    {"device flag on a fifo", REC(4) + R_FLAGS, 4, FE_JNL_DEV_SET,
+	     "device flag"},
+	    {"rdev without the device flag", REC(0) + R_RDEV, 8, 0x103,
+	     "rdev 0x103"},
+	    {"btime_nsec 1e9", REC(2) + R_BTIME_NSEC, 4, 1000000000,
+	     "btime_nsec"},
+	    {"strings overlap the previous record's", REC(1) + R_STR_OFF, 8, 0,
+	     "record 1: strings at offset 0"},
+	    {"strings offset past the area", REC(0) + R_STR_OFF, 8,
+	     UINT64_MAX - 3, "record 0"},
+	    {"strings length past the area", REC(4) + R_STR_LEN, 4, UINT32_MAX,
+	     "run past"},
+	    {"no strings at all", REC(3) + R_STR_LEN, 4, 0,
+	     "no NUL ends the path"},
+	    {"path without its NUL", p0, 1, 'x', "no NUL ends the path"},
+	    {"xattr name_len 0", x1, 4, 0, "name_len 0"},
+	    {"xattr name_len 256", x1, 4, 256, "name_len 256"},
+	    {"xattr value_len over the maximum", x1 + 4, 4,
+	     FE_JNL_XATTR_MAX + 1, "value_len 65537"},
+	    {"xattr value past the block", x1 + 4, 4, 100, "left in the block"},
+	    {"xattr name with a NUL", x1 + 10, 1, 0, "a NUL in the name"},
 	};
 	c = malloc(len + 1);
 	for (size_t i = 0; i < sizeof(edits) / sizeof(edits[0]); i++) {
@@ -584,16 +598,16 @@ static void test_bad_records(void)
 	recrc(c, len + 1);
 	CHECK("bad record: area bytes nobody owns",
 	      fe_jnl_parse(c, len + 1, &v, why, sizeof(why)) ==
-			      FE_JNL_ERECORD &&
-		      strstr(why, "strings end at byte"));
+		      FE_JNL_ERECORD &&
+		  strstr(why, "strings end at byte"));
 	/* ... and the same byte claimed by the last record's xattrs. */
 	put32(c + REC(n_small - 1) + R_STR_LEN,
 	      (uint32_t)fe_jnl_str_len(&small[n_small - 1]) + 1);
 	recrc(c, len + 1);
 	CHECK("bad record: an xattr block of 1 byte",
 	      fe_jnl_parse(c, len + 1, &v, why, sizeof(why)) ==
-			      FE_JNL_ERECORD &&
-		      strstr(why, "needs 8"));
+		      FE_JNL_ERECORD &&
+		  strstr(why, "needs 8"));
 	free(c);
 	free(b);
 }
@@ -635,7 +649,7 @@ static void test_writer(void)
 {
 	struct fe_jnl_w w;
 	struct fe_jnl_rec r;
-	unsigned char bad_xa[16] = { 0 };
+	unsigned char bad_xa[16] = {0};
 	size_t n = n_small;
 
 	dev_null = open("/dev/null", O_WRONLY | O_CLOEXEC);
@@ -669,7 +683,7 @@ static void test_writer(void)
 	      fe_jnl_w_end(&w) == -EINVAL);
 	CHECK("writer misuse: counts that overflow",
 	      fe_jnl_w_begin(&w, dev_null, UINT64_MAX / 64, 0, 0) == -EINVAL &&
-		      fe_jnl_w_end(&w) == -EINVAL);
+		  fe_jnl_w_end(&w) == -EINVAL);
 
 	r = small[0];
 	r.mode = 0170644;
@@ -708,8 +722,7 @@ static void test_xattr_put(void)
 	memset(name, 'n', sizeof(name));
 	name[256] = 0;
 	CHECK("xattr_put refuses a 256-byte name",
-	      fe_jnl_xattr_put(blk, sizeof(blk), &len, name, "", 0) ==
-		      -EINVAL);
+	      fe_jnl_xattr_put(blk, sizeof(blk), &len, name, "", 0) == -EINVAL);
 	CHECK("xattr_put refuses an empty name",
 	      fe_jnl_xattr_put(blk, sizeof(blk), &len, "", "", 0) == -EINVAL);
 	CHECK("xattr_put refuses a value over the maximum",
@@ -717,10 +730,12 @@ static void test_xattr_put(void)
 			       FE_JNL_XATTR_MAX + 1) == -EINVAL);
 	CHECK("xattr_put: an entry that fits",
 	      fe_jnl_xattr_put(blk, sizeof(blk), &len, "user.a", "xyz", 3) ==
-			      0 && len == 8 + 6 + 3);
+		      0 &&
+		  len == 8 + 6 + 3);
 	CHECK("xattr_put: no room, nothing changed",
-	      fe_jnl_xattr_put(blk, sizeof(blk), &len, "user.b", big_val,
-			       40) == -ENOSPC && len == 17);
+	      fe_jnl_xattr_put(blk, sizeof(blk), &len, "user.b", big_val, 40) ==
+		      -ENOSPC &&
+		  len == 17);
 }
 
 /* ---- Saving ---- */
@@ -759,7 +774,7 @@ static int emit_misuse(struct fe_jnl_w *w, int fd, void *ctx)
 
 static void test_save(void)
 {
-	struct set s = { small, 0, 5 };
+	struct set s = {small, 0, 5};
 	unsigned char *old, *now;
 	size_t old_len, now_len;
 	const char *path;
@@ -777,10 +792,10 @@ static void test_save(void)
 		int (*emit)(struct fe_jnl_w *, int, void *);
 		int want;
 	} fails[] = {
-		{ "emit fails midway", emit_fail_midway, -EIO },
-		{ "emit never begins", emit_nothing, -EINVAL },
-		{ "emit never ends", emit_no_end, -EINVAL },
-		{ "emit hides a writer error", emit_misuse, -EINVAL },
+	    {"emit fails midway", emit_fail_midway, -EIO},
+	    {"emit never begins", emit_nothing, -EINVAL},
+	    {"emit never ends", emit_no_end, -EINVAL},
+	    {"emit hides a writer error", emit_misuse, -EINVAL},
 	};
 	for (size_t i = 0; i < sizeof(fails) / sizeof(fails[0]); i++) {
 		char name[128];
@@ -791,28 +806,27 @@ static void test_save(void)
 			 "save: %s: error, old journal intact, no temp file",
 			 fails[i].name);
 		CHECK(name, r == fails[i].want &&
-				    fe_jnl_read_file(path, &now, &now_len) ==
-					    0 &&
-				    now_len == old_len &&
-				    !memcmp(now, old, old_len) &&
-				    dir_entries() == entries);
+				fe_jnl_read_file(path, &now, &now_len) == 0 &&
+				now_len == old_len &&
+				!memcmp(now, old, old_len) &&
+				dir_entries() == entries);
 		free(now);
 	}
 	CHECK("save: no such directory",
 	      fe_jnl_save("/nonexistent-fakeenv-dir/j", emit_set, &s) ==
-		      -ENOENT);
+		  -ENOENT);
 	s.n = 1;
 	now = NULL;
 	CHECK("save replaces the journal",
 	      fe_jnl_save(path, emit_set, &s) == 0 &&
-		      fe_jnl_read_file(path, &now, &now_len) == 0 &&
-		      now_len != old_len && parse(now, now_len) == FE_JNL_OK &&
-		      dir_entries() == entries);
+		  fe_jnl_read_file(path, &now, &now_len) == 0 &&
+		  now_len != old_len && parse(now, now_len) == FE_JNL_OK &&
+		  dir_entries() == entries);
 	free(now);
 	free(old);
 	CHECK("read_file: a missing file is -ENOENT",
 	      fe_jnl_read_file(file_in_dir("missing"), &now, &now_len) ==
-		      -ENOENT);
+		  -ENOENT);
 }
 
 /* ---- Salvage ---- */
@@ -864,7 +878,7 @@ static void test_salvage(void)
 	CHECK("salvage of a journal cut in its strings keeps the records "
 	      "before the cut",
 	      salvage(b, cut, &kept, &lost, &out, &v) == 0 &&
-		      kept == n_small - 1 && lost == 1);
+		  kept == n_small - 1 && lost == 1);
 	for (uint64_t i = 0; out && i < v.nrec; i++) {
 		fe_jnl_get(&v, i, &got);
 		same &= rec_eq(&got, &small[i]);
@@ -876,8 +890,8 @@ static void test_salvage(void)
 	c[len - 8] ^= 0x40;
 	same = 1;
 	CHECK("salvage of a bad checksum keeps every record",
-	      salvage(c, len, &kept, &lost, &out, &v) == 0 &&
-		      kept == n_small && lost == 0 && v.nrec == n_small);
+	      salvage(c, len, &kept, &lost, &out, &v) == 0 && kept == n_small &&
+		  lost == 0 && v.nrec == n_small);
 	for (uint64_t i = 0; out && i < v.nrec; i++) {
 		fe_jnl_get(&v, i, &got);
 		same &= rec_eq(&got, &small[i]);
@@ -890,18 +904,18 @@ static void test_salvage(void)
 	put32(c + REC(1) + R_MODE, 0170755);
 	CHECK("salvage drops only the bad record",
 	      salvage(c, len, &kept, &lost, &out, &v) == 0 &&
-		      kept == n_small - 1 && lost == 1);
+		  kept == n_small - 1 && lost == 1);
 	free(out);
 
 	memcpy(c, b, len);
 	c[3] ^= 0x20;
 	CHECK("salvage refuses a journal without its magic",
-	      fe_jnl_salvage(c, len, 1, &kept, &lost, why,
-				       sizeof(why)) == -EINVAL &&
-		      kept == 0 && strstr(why, "FAKEENVJ"));
+	      fe_jnl_salvage(c, len, 1, &kept, &lost, why, sizeof(why)) ==
+		      -EINVAL &&
+		  kept == 0 && strstr(why, "FAKEENVJ"));
 	CHECK("salvage refuses 10 bytes",
 	      fe_jnl_salvage(b, 10, 1, &kept, &lost, why, sizeof(why)) ==
-		      -EINVAL);
+		  -EINVAL);
 	free(c);
 	free(b);
 }
@@ -924,9 +938,9 @@ int main(void)
 	test_xattr_put();
 	test_save();
 	test_salvage();
-	for (const char *const *f = (const char *const[]){
-		     "full", "big", "empty", "small", "keep",
-		     NULL };
+	for (const char *const *f =
+		 (const char *const[]){"full", "big", "empty", "small", "keep",
+				       NULL};
 	     *f; f++)
 		unlink(file_in_dir(*f));
 	CHECK("the test leaves no file behind", dir_entries() == 0);
