@@ -29,7 +29,9 @@
 #define FE_ENV_UNKNOWN_REAL "FAKEENV_UNKNOWN_IS_REAL"
 
 /* The launcher's default for --state DIR: a persistent session.  Read by
- * the launcher only (and by `fakeenv checkpoint` and `status`). */
+ * the launcher (and by `fakeenv checkpoint` and `status`); set for CMD in
+ * a --state session, where the shim waits a moment for a daemon being
+ * restarted. */
 #define FE_ENV_STATE "FAKEENV_STATE"
 
 /* At most this many supplementary groups are faked (NGROUPS_MAX is 65536;

@@ -309,6 +309,31 @@ static void leave_dead_session(char **argv)
 	}
 }
 
+/* CMD while it runs: killed if we exit early (fakeenv failed mid-way),
+ * so that it never runs on without its daemon's records. */
+static struct fe_job *running;
+
+static void kill_running(void)
+{
+	if (running)
+		fe_run_kill(running);
+}
+
+struct restart {
+	struct fe_sess *sess;
+	const char *daemon;
+	const struct fe_sess_opts *o;
+	struct fe_job *job;
+};
+
+static int restart_daemon(void *arg)
+{
+	struct restart *r = arg;
+
+	return fe_sess_restart(r->sess, r->daemon, r->o, r->job->pid,
+			       r->job->pgid);
+}
+
 /* -s FILE: the journal is on disk before we return, whatever CMD's
  * leftover children still do (the daemon writes again when they are
  * gone).  A failure turns a successful run into 125: state was lost. */
@@ -367,15 +392,31 @@ int main(int argc, char **argv)
 	daemon = fe_loc_need(self, DAEMON_NAME, DAEMON_REL, X_OK);
 	fe_sess_start(&sess, daemon, &o.sess);
 	fe_run_setenv(sess.sock, lib, o.sess.unknown_is_real);
+	/* CMD's `fakeenv status` finds this session's state; the shim waits
+	 * a moment for a daemon that is being restarted. */
+	if (o.sess.state && setenv(FE_ENV_STATE, sess.dir, 1) < 0)
+		die_errno("cannot set %s", FE_ENV_STATE);
+	if (!o.sess.state)
+		unsetenv(FE_ENV_STATE);
 
 	fe_run_spawn(&job, o.cmd);
+	running = &job;
+	atexit(kill_running);
 	r = fe_sess_attach(&sess, job.pid, job.pgid);
 	if (r < 0) {
 		fe_run_kill(&job);
 		fe_sess_fail(&sess, daemon, -r);
 	}
 	err = fe_run_exec_error(&job);
-	status = fe_run_wait(&job);
+	{
+		/* A --state session outlives its daemon: a new one is
+		 * started from the last journal. */
+		struct restart rs = { &sess, daemon, &o.sess, &job };
+
+		status = fe_run_wait(&job, o.sess.state ? sess.ctl : -1,
+				     restart_daemon, &rs);
+	}
+	running = NULL;
 	if (err)
 		status = fe_run_exec_status(o.cmd[0], err);
 	if (o.sess.save)

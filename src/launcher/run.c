@@ -11,8 +11,10 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <termios.h>
 #include <unistd.h>
@@ -239,11 +241,44 @@ int fe_run_exec_error(struct fe_job *job)
 	return n == (ssize_t)sizeof(err) ? err : 0;
 }
 
-int fe_run_wait(struct fe_job *job)
+/* Until CMD ends (its pidfd is readable), watch fd: on a hang-up, call
+ * on_hangup for the next fd to watch.  Returns when CMD has ended, or at
+ * once when there is nothing to watch or no pidfd. */
+static void watch_until_exit(pid_t pid, int fd, int (*on_hangup)(void *ctx),
+			     void *ctx)
+{
+	int pidfd;
+
+	if (fd < 0)
+		return;
+	pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+	if (pidfd < 0)
+		return;
+	while (fd >= 0) {
+		struct pollfd p[2] = { { .fd = pidfd, .events = POLLIN },
+				       { .fd = fd, .events = POLLIN } };
+
+		if (poll(p, 2, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			break;
+		}
+		if (p[0].revents)
+			break;
+		if (p[1].revents)
+			fd = on_hangup(ctx);
+	}
+	close(pidfd);
+}
+
+int fe_run_wait(struct fe_job *job, int watch_fd,
+		int (*on_hangup)(void *ctx), void *ctx)
 {
 	sigset_t fwd, mask;
 	siginfo_t si;
 	int st;
+
+	watch_until_exit(job->pid, watch_fd, on_hangup, ctx);
 
 	/* Wait without reaping first: while CMD is a zombie its pid and
 	 * group cannot be reused, so forwarding stays safe until we stop

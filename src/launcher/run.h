@@ -43,8 +43,14 @@ int fe_run_exec_error(struct fe_job *job);
 int fe_run_exec_status(const char *cmd, int err);
 
 /* Wait for CMD to end, stop forwarding signals and reap it.  Returns its
- * exit code, or 128+N when it died of signal N. */
-int fe_run_wait(struct fe_job *job);
+ * exit code, or 128+N when it died of signal N.
+ *
+ * Meanwhile, when *watch_fd >= 0 and it becomes readable or hangs up (the
+ * daemon's end of our control connection closed: it died),
+ * on_hangup(ctx) runs and returns the fd to watch from then on (-1: stop
+ * watching).  Needs pidfd_open (Linux 5.3); without it nothing is watched. */
+int fe_run_wait(struct fe_job *job, int watch_fd,
+		int (*on_hangup)(void *ctx), void *ctx);
 
 /* Kill CMD (and its group) with SIGKILL and reap it. */
 void fe_run_kill(struct fe_job *job);

@@ -20,6 +20,7 @@
 #include <sys/syscall.h>
 #include <sys/un.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "utils.h"
@@ -480,6 +481,45 @@ void fe_sess_start(struct fe_sess *s, const char *daemon,
 	s->dir = make_dir();
 	s->sock = xasprintf("%s/" SOCK_NAME, s->dir);
 	spawn(s, daemon, o);
+}
+
+int fe_sess_restart(struct fe_sess *s, const char *daemon,
+		    const struct fe_sess_opts *o, pid_t pid, pid_t pgid)
+{
+	char *journal, how[64] = "", when[64] = "";
+	time_t now = time(NULL);
+	struct stat st;
+	struct tm tm;
+	int wst, r;
+
+	close(s->ctl);
+	s->ctl = -1;
+	if (s->daemon > 0 && waitpid(s->daemon, &wst, WNOHANG) == s->daemon) {
+		describe_status(how, sizeof(how), wst);
+		s->daemon = 0;
+	}
+	free(s->dir);
+	free(s->sock);
+	start_state(s, daemon, o);
+	r = fe_sess_attach(s, pid, pgid);
+	if (r < 0)
+		fe_sess_fail(s, daemon, -r);
+	journal = xasprintf("%s/journal", s->dir);
+	if (stat(journal, &st) == 0 && localtime_r(&st.st_mtime, &tm))
+		strftime(when, sizeof(when), "%H:%M:%S", &tm);
+	if (*when)
+		fe_msg(0, "the daemon died%s%s%s; a new one carries on from "
+			  "%s, written at %s (%lld s ago): changes made since "
+			  "then are lost",
+		       *how ? " (" : "", how, *how ? ")" : "", journal, when,
+		       (long long)(now - st.st_mtime));
+	else
+		fe_msg(0, "the daemon died%s%s%s; a new one carries on with "
+			  "no journal (none had been written): everything "
+			  "recorded so far is lost",
+		       *how ? " (" : "", how, *how ? ")" : "");
+	free(journal);
+	return s->ctl;
 }
 
 int fe_sess_status(struct fe_sess *s, struct fe_status *st)

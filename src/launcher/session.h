@@ -50,6 +50,15 @@ bool fe_sess_alive(const char *path);
 void fe_sess_start(struct fe_sess *s, const char *daemon,
 		   const struct fe_sess_opts *o);
 
+/*
+ * The daemon of a --state session died while CMD (PID, group PGID) runs:
+ * start a new one from the last journal (or join the one another launcher
+ * started), attach CMD to it, and say what was lost.  Returns the new
+ * control fd.  Dies with exit 125 if no daemon can be started.
+ */
+int fe_sess_restart(struct fe_sess *s, const char *daemon,
+		    const struct fe_sess_opts *o, pid_t pid, pid_t pgid);
+
 /* Connect to the daemon at the socket PATH for a control request
  * (checkpoint, status): fills s with no directory of ours.  Returns 0 or
  * -errno. */

@@ -18,8 +18,10 @@
 #include <sys/socket.h>
 #include <sys/uio.h>
 #include <sys/un.h>
+#include <time.h>
 
 #include "common/util.h"
+#include "fakeenv/env.h"
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static int conn_fd = -1;   /* our socket, or -1; guarded by lock */
@@ -30,8 +32,34 @@ static atomic_int reported; /* the unreachable daemon was reported */
 static bool plain_io;      /* writev/read, not sendmsg/recv: a seccomp
 			      filter is coming or in place; guarded by lock */
 
-/* Open a connection; on success *fd is above the usual fds, cloexec. */
+/* How long a process of a --state session waits for its daemon to come
+ * back (the launcher restarts it from the journal) before it reports. */
+#define RESTART_WAIT_MS 5000
+#define RESTART_STEP_MS 20
+
+static int sock_open_once(int *fd, struct stat *st);
+
+/* Open a connection; on success *fd is above the usual fds, cloexec.  In
+ * a --state session a daemon that is not there may be being restarted:
+ * wait for it, a bounded while, once per process (after the report, fail
+ * at once). */
 static int sock_open(int *fd, struct stat *st)
+{
+	const char *state = fe_env_initial(FE_ENV_STATE);
+	int r = sock_open_once(fd, st);
+
+	for (int ms = 0; r == -EHOSTDOWN && state && *state &&
+			 !atomic_load(&reported) && ms < RESTART_WAIT_MS;
+	     ms += RESTART_STEP_MS) {
+		struct timespec ts = { 0, RESTART_STEP_MS * 1000000L };
+
+		nanosleep(&ts, NULL);
+		r = sock_open_once(fd, st);
+	}
+	return r;
+}
+
+static int sock_open_once(int *fd, struct stat *st)
 {
 	const char *path = fe_socket_path();
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
