@@ -349,14 +349,16 @@ static void ckpt_start(struct loop *lp)
 	if (r < 0) {
 		fe_log("daemon: checkpoint to %s: %s; the last journal is "
 		       "intact", lp->cfg->save, fe_strerror(-r));
+		/* The interval tries again in its time, not at once. */
+		lp->ckpt_ms = now_ms();
 		ckpt_answer(lp, r, 0, 0);
 		return;
 	}
 	lp->snap_changes = lp->srv.changes;
 }
 
-static void ckpt_written(struct loop *lp, int r, uint64_t records,
-			 uint64_t bytes, uint64_t changes)
+static void ckpt_written(struct loop *lp, int r, uint64_t bytes,
+			 uint64_t changes)
 {
 	lp->ckpt_ms = now_ms();
 	if (r < 0) {
@@ -369,7 +371,6 @@ static void ckpt_written(struct loop *lp, int r, uint64_t records,
 	lp->checkpoints++;
 	lp->ckpt_time = (uint64_t)time(NULL);
 	lp->journal_bytes = bytes;
-	(void)records;
 }
 
 /* The writer thread is done. */
@@ -379,7 +380,7 @@ static void ckpt_done(struct loop *lp)
 	int r = fe_saver_finish(&lp->saver, &bytes, &records);
 
 	lp->write_us = lp->saver.write_us;
-	ckpt_written(lp, r, records, bytes, lp->snap_changes);
+	ckpt_written(lp, r, bytes, lp->snap_changes);
 	ckpt_answer(lp, r, records, bytes);
 	if (lp->ckpt_again)
 		ckpt_start(lp);
@@ -407,7 +408,7 @@ static int ckpt_final(struct loop *lp)
 	if (sn)
 		records = fe_snap_count(sn);
 	fe_snap_free(sn);
-	ckpt_written(lp, r, records, bytes, lp->srv.changes);
+	ckpt_written(lp, r, bytes, lp->srv.changes);
 	ckpt_answer(lp, r, records, bytes);
 	return r;
 }
