@@ -25,6 +25,9 @@
  * is a hint for the journal, never a key. */
 #define FE_PATH_MAX 4096
 
+/* Most fds a MAP reply carries. */
+#define FE_MAP_FDS 3
+
 /* Request flags: which of uid, gid, mode, rdev carry a new value. */
 #define FE_F_UID  0x1u
 #define FE_F_GID  0x2u
@@ -56,6 +59,10 @@
  *         died, and the daemon kills that group and that pid.
  * DETACH  the launcher is leaving normally; clients may stay.
  * STATS   reply count[0] = records held, count[1] = clients connected.
+ * MAP     reply count[0] = n, with n fds passed as SCM_RIGHTS: the
+ *         read-only memfds of the shared table (fakeenv/map.h), root,
+ *         cur, then old while a rehash is in progress.  err -ENOSYS: the
+ *         table is not shared; readers ask with GET.
  */
 #define FE_OPS(X)                                                   \
 	X(GET,     0,                                FE_TAIL_NONE)  \
@@ -68,7 +75,8 @@
 	X(RENAME,  0,                                FE_TAIL_REQ)   \
 	X(SESSION, 0,                                FE_TAIL_NONE)  \
 	X(DETACH,  0,                                FE_TAIL_NONE)  \
-	X(STATS,   0,                                FE_TAIL_NONE)
+	X(STATS,   0,                                FE_TAIL_NONE)  \
+	X(MAP,     0,                                FE_TAIL_NONE)
 
 enum fe_op {
 	FE_OP_NONE = 0, /* never valid on the wire */
@@ -108,7 +116,8 @@ struct fe_rep {
 	uint32_t mode;     /* effective st_mode, type bits included (GET) */
 	uint32_t pad;      /* zero */
 	uint64_t rdev;     /* effective st_rdev (GET) */
-	uint64_t count[2]; /* STATS: records held, clients connected */
+	uint64_t count[2]; /* STATS: records held, clients connected; MAP:
+			      count[0] = fds passed */
 };
 _Static_assert(sizeof(struct fe_rep) == 48, "bump FE_PROTO_VERSION");
 

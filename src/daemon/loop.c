@@ -252,6 +252,36 @@ static void read_signals(struct loop *lp)
 	}
 }
 
+/* Send rep to c; a MAP reply carries the table's memfds (SCM_RIGHTS).
+ * Returns what send/sendmsg returned. */
+static ssize_t send_reply(struct loop *lp, struct conn *c,
+			  const struct fe_rep *rep)
+{
+	union {
+		struct cmsghdr h;
+		char buf[CMSG_SPACE(sizeof(int) * FE_MAP_FDS)];
+	} ctl;
+	struct iovec iov = { (void *)rep, sizeof(*rep) };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
+	struct cmsghdr *cm;
+	int fds[FE_MAP_FDS];
+	int n;
+
+	if (lp->buf.req.op != FE_OP_MAP || rep->err != 0)
+		return send(c->fd, rep, sizeof(*rep),
+			    MSG_NOSIGNAL | MSG_DONTWAIT);
+	n = fe_tab_map_fds(&lp->srv.tab, fds);
+	memset(&ctl, 0, sizeof(ctl));
+	mh.msg_control = ctl.buf;
+	mh.msg_controllen = CMSG_SPACE(sizeof(int) * (size_t)n);
+	cm = CMSG_FIRSTHDR(&mh);
+	cm->cmsg_level = SOL_SOCKET;
+	cm->cmsg_type = SCM_RIGHTS;
+	cm->cmsg_len = CMSG_LEN(sizeof(int) * (size_t)n);
+	memcpy(CMSG_DATA(cm), fds, sizeof(int) * (size_t)n);
+	return sendmsg(c->fd, &mh, MSG_NOSIGNAL | MSG_DONTWAIT);
+}
+
 /* Serve the messages waiting on c, up to MSGS_PER_WAKE; may close c. */
 static void conn_input(struct loop *lp, struct conn *c)
 {
@@ -292,9 +322,7 @@ static void conn_input(struct loop *lp, struct conn *c)
 				     lp->buf.bytes + sizeof(struct fe_req) :
 				     NULL,
 			     &rep);
-		if (c->mute || send(c->fd, &rep, sizeof(rep),
-				    MSG_NOSIGNAL | MSG_DONTWAIT) ==
-				       (ssize_t)sizeof(rep))
+		if (c->mute || send_reply(lp, c, &rep) == (ssize_t)sizeof(rep))
 			continue;
 		if (errno == EPIPE || errno == ECONNRESET) {
 			c->mute = true;
