@@ -38,6 +38,10 @@
 #define FE_MAP_MAGIC_ARR  0x7272416d764e4546ull /* "FENvmArr" */
 #define FE_MAP_VERSION 1
 
+/* Root flags. */
+#define FE_MAP_UNKNOWN_REAL 0x1u /* files with no record show their real
+				    owner (fakeenvd --unknown-is-real) */
+
 /* Slot state. */
 #define FE_SLOT_USED 0x1u /* holds a record */
 #define FE_SLOT_TOMB 0x2u /* held one: probes go past it, inserts reuse it */
@@ -86,7 +90,9 @@ struct fe_map_root {
 	uint32_t seq;     /* odd while cur_id/old_id change, +2 per change */
 	uint64_t cur_id;  /* id of cur */
 	uint64_t old_id;  /* id of old, 0: no rehash in progress */
-	uint64_t pad[4];  /* zero */
+	uint32_t flags;   /* FE_MAP_UNKNOWN_REAL; set before any client */
+	uint32_t pad32;   /* zero */
+	uint64_t pad[3];  /* zero */
 };
 _Static_assert(sizeof(struct fe_map_root) == 64, "root layout");
 

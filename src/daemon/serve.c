@@ -30,9 +30,15 @@ static const unsigned char op_tail[FE_OP_COUNT] = {
 
 int fe_srv_init(struct fe_srv *s, bool unknown_is_real)
 {
+	int r;
+
 	memset(s, 0, sizeof(*s));
 	s->unknown_is_real = unknown_is_real;
-	return fe_tab_init(&s->tab, SRV_INIT_CAP);
+	r = fe_tab_init(&s->tab, SRV_INIT_CAP);
+	/* Readers of the shared table apply the same default owner. */
+	if (r == 0 && unknown_is_real)
+		s->tab.root->flags |= FE_MAP_UNKNOWN_REAL;
+	return r;
 }
 
 void fe_srv_free(struct fe_srv *s)

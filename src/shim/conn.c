@@ -192,6 +192,109 @@ int fe_conn_call(struct fe_req *req, const char *tail, struct fe_rep *rep)
 	return r;
 }
 
+/* Receive a MAP reply and its fds (at most max, the rest closed) on fd.
+ * Returns 0 or -errno; *n fds are then ours. */
+static int recv_fds(int fd, struct fe_rep *rep, int *fds, int max, int *n)
+{
+	union {
+		struct cmsghdr h;
+		char buf[CMSG_SPACE(sizeof(int) * FE_MAP_FDS)];
+	} ctl;
+	struct iovec iov = { rep, sizeof(*rep) };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1,
+			     .msg_control = ctl.buf,
+			     .msg_controllen = sizeof(ctl.buf) };
+	ssize_t got;
+
+	*n = 0;
+	do
+		got = recvmsg(fd, &mh, MSG_CMSG_CLOEXEC);
+	while (got < 0 && errno == EINTR);
+	if (got < 0)
+		return -errno;
+	for (struct cmsghdr *cm = CMSG_FIRSTHDR(&mh); cm;
+	     cm = CMSG_NXTHDR(&mh, cm)) {
+		size_t k;
+
+		if (cm->cmsg_level != SOL_SOCKET || cm->cmsg_type != SCM_RIGHTS)
+			continue;
+		k = (cm->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+		for (size_t i = 0; i < k; i++) {
+			int f;
+
+			memcpy(&f, CMSG_DATA(cm) + i * sizeof(int), sizeof(f));
+			if (*n < max)
+				fds[(*n)++] = f;
+			else
+				close(f);
+		}
+	}
+	if (got == 0)
+		return -ECONNRESET;
+	if ((size_t)got != sizeof(*rep) || rep->err > 0 || rep->err < -4095)
+		return -EPROTO;
+	return 0;
+}
+
+int fe_conn_map(int (*install)(const int *fds, int n))
+{
+	struct fe_req req = { .op = FE_OP_MAP, .version = FE_PROTO_VERSION };
+	struct fe_rep rep;
+	int saved = errno;
+	sigset_t all, old;
+	pid_t pid = getpid();
+	int fds[FE_MAP_FDS];
+	int n = 0, r;
+
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	fe_depth++;
+	pthread_mutex_lock(&lock);
+	if (conn_owner == 0)
+		conn_owner = pid;
+	if (conn_owner != pid) {
+		/* A vfork child or a raw clone: the globals are not ours. */
+		r = -ESRCH;
+		goto out_unlock;
+	}
+	if (conn_fd >= 0 && !still_ours(conn_fd))
+		conn_fd = -1;
+	if (conn_fd < 0) {
+		struct stat st;
+
+		r = sock_open(&fds[0], &st);
+		if (r < 0)
+			goto out_unlock;
+		conn_fd = fds[0];
+		conn_dev = st.st_dev;
+		conn_ino = st.st_ino;
+	}
+	memset(&rep, 0, sizeof(rep));
+	do
+		r = (int)send(conn_fd, &req, sizeof(req), MSG_NOSIGNAL);
+	while (r < 0 && errno == EINTR);
+	r = r < 0 ? -errno : r != (int)sizeof(req) ? -EPROTO : 0;
+	if (r == 0)
+		r = recv_fds(conn_fd, &rep, fds, FE_MAP_FDS, &n);
+	if (r == 0)
+		r = rep.err;
+	if (r == 0)
+		r = install(fds, n);
+	for (int i = 0; i < n; i++)
+		close(fds[i]);
+	if (conn_lost(r)) {
+		/* A daemon that does not know MAP closes the connection. */
+		close(conn_fd);
+		conn_fd = -1;
+	}
+out_unlock:
+	pthread_mutex_unlock(&lock);
+	fe_depth--;
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	errno = saved;
+	return r;
+}
+
 /* The fork child owns a copy of everything: the lock may have been held
  * by a thread that does not exist here, and the socket is the parent's
  * conversation.  Close our copy of it and start afresh. */

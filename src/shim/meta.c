@@ -45,6 +45,7 @@ void fe_req_init(struct fe_req *req, uint16_t op, const struct stat *st)
 
 void fe_meta_get(struct fe_meta *m)
 {
+	struct fe_view v;
 	struct fe_req req = {
 		.op = FE_OP_GET,
 		.dev = m->dev,
@@ -55,6 +56,16 @@ void fe_meta_get(struct fe_meta *m)
 	};
 	struct fe_rep rep;
 
+	/* The shared mapping first; the daemon when it cannot tell (and
+	 * drops a stale record on the way). */
+	if (fe_map_view(m->dev, m->ino, m->mode, m->uid, m->gid, &v) >= 0) {
+		m->uid = v.uid;
+		m->gid = v.gid;
+		m->mode = v.mode;
+		if (v.dev)
+			m->rdev = v.rdev;
+		return;
+	}
 	if (fe_conn_call(&req, NULL, &rep) < 0 || rep.err < 0) {
 		m->uid = 0;
 		m->gid = 0;
