@@ -88,17 +88,21 @@ static int install(const int *fds, int n)
 	}
 	for (i = 1; i < n; i++) {
 		const struct fe_map_arr *a = map_fd(fds[i], sizeof(*a), &size);
-		uint64_t cap;
+		uint64_t cap, id;
+		bool ok;
 
 		if (!a)
 			return -EINVAL;
+		id = a->id;
 		cap = a->mask + 1;
-		if (a->magic != FE_MAP_MAGIC_ARR ||
-		    a->version != FE_MAP_VERSION || (cap & a->mask) != 0 ||
-		    cap > size / sizeof(struct fe_slot) ||
-		    fe_map_arr_size(cap) > size || resolve(a->id, NULL)) {
+		ok = a->magic == FE_MAP_MAGIC_ARR &&
+		     a->version == FE_MAP_VERSION && (cap & a->mask) == 0 &&
+		     cap <= size / sizeof(struct fe_slot) &&
+		     fe_map_arr_size(cap) <= size;
+		if (!ok || resolve(id, NULL)) {
+			/* Mapped already (old during a rehash), or bad. */
 			munmap((void *)a, size);
-			if (resolve(a->id, NULL))
+			if (ok)
 				continue;
 			return -EINVAL;
 		}
