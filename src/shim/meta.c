@@ -198,6 +198,7 @@ int fe_created(int dirfd, const char *path, int fd, int stat_flags,
 	const char *hint;
 	struct fe_req req;
 	struct fe_rep rep;
+	struct fe_view v;
 	struct stat st;
 	mode_t need, want, real;
 	int r;
@@ -231,6 +232,12 @@ int fe_created(int dirfd, const char *path, int fd, int stat_flags,
 		req.flags |= FE_F_MODE;
 		req.mode = want;
 	}
+	/* No record at this inode and none needed: CREATE would change
+	 * nothing (a record left by a dead file shows in the mapping, and
+	 * then CREATE goes and clears it). */
+	if (!(req.flags & FE_F_MODE) && fe_map_view_st(&st, &v) == 0 &&
+	    v.uid == req.uid && v.gid == req.gid)
+		return 0;
 	hint = fd >= 0 && !path ? fe_fdpath(fd, pbuf, sizeof(pbuf)) :
 				  fe_abspath(dirfd, path, pbuf, sizeof(pbuf));
 	r = fe_conn_call(&req, hint, &rep);
