@@ -92,7 +92,9 @@ struct fe_map_root {
 	uint64_t old_id;  /* id of old, 0: no rehash in progress */
 	uint32_t flags;   /* FE_MAP_UNKNOWN_REAL; set before any client */
 	uint32_t pad32;   /* zero */
-	uint64_t pad[3];  /* zero */
+	uint64_t ndev;    /* records with FE_REC_DEV_SET (atomic; not under
+			     seq): 0 lets readdir skip its lookups */
+	uint64_t pad[2];  /* zero */
 };
 _Static_assert(sizeof(struct fe_map_root) == 64, "root layout");
 

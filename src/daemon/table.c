@@ -50,6 +50,19 @@ static void root_publish(struct fe_tab *t)
 	__atomic_store_n(&r->seq, r->seq + 1, __ATOMIC_RELEASE);
 }
 
+/* Count a USED slot with these flags in or out of root's ndev: readers
+ * skip device lookups (readdir's d_type) while it is 0.  Written before
+ * the slot, and before the reply that makes it visible. */
+static void ndev_count(struct fe_tab *t, uint32_t flags, int delta)
+{
+	uint32_t dev = FE_SLOT_USED | FE_REC_DEV_SET;
+
+	if ((flags & dev) != dev)
+		return;
+	__atomic_store_n(&t->root->ndev, t->root->ndev + (uint64_t)(int64_t)delta,
+			 __ATOMIC_RELAXED);
+}
+
 /*
  * size bytes of zeroed memory shared through a memfd: mapped read-write
  * here, sealed against shrinking and growing, with a read-only fd for
@@ -413,6 +426,8 @@ int fe_tab_put(struct fe_tab *t, uint64_t dev, uint64_t ino,
 		slot_begin(s);
 	}
 	old_off = s->path;
+	ndev_count(t, s->flags, -1);
+	ndev_count(t, FE_SLOT_USED | rec->flags, +1);
 	SET(s, uid, rec->uid);
 	SET(s, gid, rec->gid);
 	SET(s, mode, rec->mode);
@@ -439,6 +454,7 @@ bool fe_tab_del(struct fe_tab *t, uint64_t dev, uint64_t ino)
 		return false;
 	arr = in_old ? &t->old : &t->cur;
 	off = s->path;
+	ndev_count(t, s->flags, -1);
 	slot_begin(s);
 	SET(s, flags, FE_SLOT_TOMB);
 	SET(s, path, 0);

@@ -161,3 +161,17 @@ int fe_map_view(uint64_t dev, uint64_t ino, uint32_t real_mode,
 		    (root->flags & FE_MAP_UNKNOWN_REAL) != 0, v);
 	return r;
 }
+
+bool fe_map_has_dev(void)
+{
+	const struct fe_map_root *root;
+
+	if (atomic_load_explicit(&map_off, memory_order_relaxed))
+		return false;
+	root = atomic_load_explicit(&mroot, memory_order_acquire);
+	if (!root && (fetch() < 0 ||
+		      !(root = atomic_load_explicit(&mroot,
+						    memory_order_acquire))))
+		return false;
+	return __atomic_load_n(&root->ndev, __ATOMIC_RELAXED) != 0;
+}

@@ -8,6 +8,7 @@
 #ifndef FE_SHIM_H
 #define FE_SHIM_H
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <fts.h>
@@ -132,6 +133,10 @@ int fe_conn_map(int (*install)(const int *fds, int n));
  */
 int fe_map_view(uint64_t dev, uint64_t ino, uint32_t real_mode,
 		uint32_t real_uid, uint32_t real_gid, struct fe_view *v);
+
+/* True when the shared table holds a faked device at all (false without
+ * the mapping).  Async-signal-safe; errno untouched. */
+bool fe_map_has_dev(void);
 
 /* The same for a real stat result. */
 static inline int fe_map_view_st(const struct stat *st, struct fe_view *v)

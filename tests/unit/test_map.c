@@ -437,9 +437,41 @@ static void test_rules(void)
 	      v.uid == 1000 && v.gid == 1001);
 }
 
+/* root->ndev counts the records with DEV_SET, through replace and
+ * delete. */
+static void test_ndev(void)
+{
+	struct fe_tab t;
+	struct fe_rec dev = { .mode = S_IFCHR | 0600,
+			      .flags = FE_REC_DEV_SET | FE_REC_MODE_SET };
+	struct fe_rec own = { .uid = 1, .mode = S_IFREG };
+
+	CHECK("ndev: init", fe_tab_init(&t, 8) == 0 && t.root->ndev == 0);
+	fe_tab_put(&t, 1, 1, &dev, NULL);
+	fe_tab_put(&t, 1, 2, &dev, NULL);
+	fe_tab_put(&t, 1, 3, &own, NULL);
+	CHECK("ndev: two devices", t.root->ndev == 2);
+	fe_tab_put(&t, 1, 2, &dev, NULL);
+	CHECK("ndev: replacing a device with a device", t.root->ndev == 2);
+	fe_tab_put(&t, 1, 2, &own, NULL);
+	CHECK("ndev: replacing a device with a file", t.root->ndev == 1);
+	fe_tab_del(&t, 1, 3);
+	CHECK("ndev: deleting a file", t.root->ndev == 1);
+	fe_tab_del(&t, 1, 1);
+	CHECK("ndev: deleting the last device", t.root->ndev == 0);
+	for (uint64_t i = 10; i < 5000; i++)
+		fe_tab_put(&t, 1, i, &dev, NULL);
+	while (fe_tab_rehash_step(&t, 64))
+		;
+	CHECK("ndev: growth moves records, not the count",
+	      t.root->ndev == 4990);
+	fe_tab_free(&t);
+}
+
 int main(void)
 {
 	test_rules();
+	test_ndev();
 	test_agree();
 	test_torn();
 	test_grow_concurrent();
