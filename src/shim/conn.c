@@ -236,9 +236,43 @@ static int recv_fds(int fd, struct fe_rep *rep, int *fds, int max, int *n)
 	return 0;
 }
 
-int fe_conn_map(int (*install)(const int *fds, int n))
+/* Send MAP on our connection (opened if need be) and receive the reply
+ * and its fds.  Called with the lock held by the owning process. */
+static int map_once(struct fe_rep *rep, int *fds, int *n, bool *fresh)
 {
 	struct fe_req req = { .op = FE_OP_MAP, .version = FE_PROTO_VERSION };
+	ssize_t sent;
+	int r;
+
+	*n = 0;
+	*fresh = false;
+	if (conn_fd >= 0 && !still_ours(conn_fd))
+		conn_fd = -1;
+	if (conn_fd < 0) {
+		struct stat st;
+		int fd;
+
+		*fresh = true;
+		r = sock_open(&fd, &st);
+		if (r < 0)
+			return r;
+		conn_fd = fd;
+		conn_dev = st.st_dev;
+		conn_ino = st.st_ino;
+	}
+	memset(rep, 0, sizeof(*rep));
+	do
+		sent = send(conn_fd, &req, sizeof(req), MSG_NOSIGNAL);
+	while (sent < 0 && errno == EINTR);
+	if (sent < 0)
+		return -errno;
+	if ((size_t)sent != sizeof(req))
+		return -EPROTO;
+	return recv_fds(conn_fd, rep, fds, FE_MAP_FDS, n);
+}
+
+int fe_conn_map(int (*install)(const int *fds, int n))
+{
 	struct fe_rep rep;
 	int saved = errno;
 	sigset_t all, old;
@@ -257,35 +291,28 @@ int fe_conn_map(int (*install)(const int *fds, int n))
 		r = -ESRCH;
 		goto out_unlock;
 	}
-	if (conn_fd >= 0 && !still_ours(conn_fd))
-		conn_fd = -1;
-	if (conn_fd < 0) {
-		struct stat st;
+	for (int attempt = 0; attempt < 2; attempt++) {
+		bool fresh;
 
-		r = sock_open(&fds[0], &st);
-		if (r < 0)
-			goto out_unlock;
-		conn_fd = fds[0];
-		conn_dev = st.st_dev;
-		conn_ino = st.st_ino;
-	}
-	memset(&rep, 0, sizeof(rep));
-	do
-		r = (int)send(conn_fd, &req, sizeof(req), MSG_NOSIGNAL);
-	while (r < 0 && errno == EINTR);
-	r = r < 0 ? -errno : r != (int)sizeof(req) ? -EPROTO : 0;
-	if (r == 0)
-		r = recv_fds(conn_fd, &rep, fds, FE_MAP_FDS, &n);
-	if (r == 0)
-		r = rep.err;
-	if (r == 0)
-		r = install(fds, n);
-	for (int i = 0; i < n; i++)
-		close(fds[i]);
-	if (conn_lost(r)) {
-		/* A daemon that does not know MAP closes the connection. */
-		close(conn_fd);
+		r = map_once(&rep, fds, &n, &fresh);
+		if (r == 0)
+			r = rep.err;
+		if (r == 0)
+			r = install(fds, n);
+		for (int i = 0; i < n; i++)
+			close(fds[i]);
+		n = 0;
+		if (!conn_lost(r))
+			break;
+		/* Never close an fd that is no longer ours (see
+		 * call_locked). */
+		if (conn_fd >= 0 && still_ours(conn_fd))
+			close(conn_fd);
 		conn_fd = -1;
+		/* A connection opened for this request and closed at once:
+		 * a daemon that does not know MAP.  Once is enough. */
+		if (fresh)
+			break;
 	}
 out_unlock:
 	pthread_mutex_unlock(&lock);
