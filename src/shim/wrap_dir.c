@@ -13,14 +13,13 @@
 
 #include <dirent.h>
 
-/* The d_type to report for a regular-file entry of dir with inode ino. */
+/* The d_type to report for a regular-file entry of dir with inode ino,
+ * once the table is known to hold devices.  errno untouched. */
 static unsigned char dtype_of(DIR *dir, uint64_t ino, unsigned char real)
 {
 	struct fe_view v;
 	struct stat st;
 
-	if (real != DT_REG || !fe_map_has_dev())
-		return real;
 	if (fe_sys_fstat(dirfd(dir), &st) < 0)
 		return real;
 	if (fe_map_view(st.st_dev, ino, S_IFREG, 0, 0, &v) == 1 && v.dev)
@@ -32,12 +31,8 @@ struct dirent *readdir(DIR *dir)
 {
 	struct dirent *e = REAL_PTR(readdir, dir);
 
-	if (e && e->d_type == DT_REG && fe_faking()) {
-		int saved = errno;
-
+	if (e && e->d_type == DT_REG && fe_faking() && fe_map_has_dev())
 		e->d_type = dtype_of(dir, e->d_ino, e->d_type);
-		errno = saved;
-	}
 	return e;
 }
 
@@ -45,12 +40,8 @@ struct dirent64 *readdir64(DIR *dir)
 {
 	struct dirent64 *e = REAL_PTR(readdir64, dir);
 
-	if (e && e->d_type == DT_REG && fe_faking()) {
-		int saved = errno;
-
+	if (e && e->d_type == DT_REG && fe_faking() && fe_map_has_dev())
 		e->d_type = dtype_of(dir, e->d_ino, e->d_type);
-		errno = saved;
-	}
 	return e;
 }
 
@@ -58,13 +49,10 @@ int readdir_r(DIR *dir, struct dirent *entry, struct dirent **result)
 {
 	int r = REAL(readdir_r, dir, entry, result);
 
-	if (r == 0 && *result && (*result)->d_type == DT_REG && fe_faking()) {
-		int saved = errno;
-
+	if (r == 0 && *result && (*result)->d_type == DT_REG && fe_faking() &&
+	    fe_map_has_dev())
 		(*result)->d_type = dtype_of(dir, (*result)->d_ino,
 					     (*result)->d_type);
-		errno = saved;
-	}
 	return r;
 }
 
@@ -72,12 +60,9 @@ int readdir64_r(DIR *dir, struct dirent64 *entry, struct dirent64 **result)
 {
 	int r = REAL(readdir64_r, dir, entry, result);
 
-	if (r == 0 && *result && (*result)->d_type == DT_REG && fe_faking()) {
-		int saved = errno;
-
+	if (r == 0 && *result && (*result)->d_type == DT_REG && fe_faking() &&
+	    fe_map_has_dev())
 		(*result)->d_type = dtype_of(dir, (*result)->d_ino,
 					     (*result)->d_type);
-		errno = saved;
-	}
 	return r;
 }
