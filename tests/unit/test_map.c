@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "common/mapread.h"
+#include "daemon/serve.h"
 #include "daemon/table.h"
 #include "unit.h"
 
@@ -468,9 +469,44 @@ static void test_ndev(void)
 	fe_tab_free(&t);
 }
 
+/* The MAP request: checked like any other, answered with the fds'
+ * count; the root says whether files without a record show their real
+ * owner. */
+static void test_map_op(void)
+{
+	struct fe_req req = { .op = FE_OP_MAP, .version = FE_PROTO_VERSION };
+	struct fe_sess sess = { 0 };
+	struct fe_srv srv;
+	struct fe_rep rep;
+	char buf[sizeof(req) + 8];
+
+	CHECK("map op: a bare MAP is valid",
+	      fe_req_check(&req, sizeof(req), NULL) == 0);
+	req.flags = FE_F_UID;
+	CHECK("map op: MAP takes no flags",
+	      fe_req_check(&req, sizeof(req), NULL) < 0);
+	req.flags = 0;
+	req.tail_len = 3;
+	memcpy(buf, &req, sizeof(req));
+	memcpy(buf + sizeof(req), "/a", 3);
+	CHECK("map op: MAP takes no tail",
+	      fe_req_check(buf, sizeof(req) + 3, NULL) < 0);
+	req.tail_len = 0;
+	CHECK("map op: srv init", fe_srv_init(&srv, false) == 0);
+	CHECK("map op: root shows 0:0 for files without a record",
+	      !(srv.tab.root->flags & FE_MAP_UNKNOWN_REAL));
+	fe_serve_req(&srv, &sess, &req, NULL, &rep);
+	CHECK("map op: root and cur", rep.err == 0 && rep.count[0] == 2);
+	fe_srv_free(&srv);
+	CHECK("map op: srv init -u", fe_srv_init(&srv, true) == 0);
+	CHECK("map op: root says -u", srv.tab.root->flags & FE_MAP_UNKNOWN_REAL);
+	fe_srv_free(&srv);
+}
+
 int main(void)
 {
 	test_rules();
+	test_map_op();
 	test_ndev();
 	test_agree();
 	test_torn();
