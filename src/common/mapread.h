@@ -72,8 +72,8 @@ static inline int fe_map_read_slot(const struct fe_slot *s, struct fe_slot *out)
  * -EAGAIN (a slot kept changing) or -EIO (no empty slot ends the probe:
  * not a table the daemon would write).
  */
-static inline int fe_map_probe(const struct fe_map_arr *a, uint64_t dev, uint64_t ino,
-		 struct fe_slot *out)
+static inline int fe_map_probe(const struct fe_map_arr *a, uint64_t dev,
+			       uint64_t ino, struct fe_slot *out)
 {
 	uint64_t mask = a->mask;
 	uint64_t i = fe_hash_key(dev, ino) & mask;
@@ -108,8 +108,9 @@ static inline int fe_map_probe(const struct fe_map_arr *a, uint64_t dev, uint64_
  * again), -EAGAIN (the table kept changing: ask the daemon instead) or
  * -EIO.
  */
-static inline int fe_map_lookup(const struct fe_map_root *root, fe_map_resolve_fn *resolve,
-		  void *ctx, uint64_t dev, uint64_t ino, struct fe_slot *out)
+static inline int fe_map_lookup(const struct fe_map_root *root,
+				fe_map_resolve_fn *resolve, void *ctx,
+				uint64_t dev, uint64_t ino, struct fe_slot *out)
 {
 	for (int i = 0; i < FE_MAP_ROOT_TRIES; i++) {
 		uint32_t seq = __atomic_load_n(&root->seq, __ATOMIC_ACQUIRE);

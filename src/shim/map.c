@@ -22,8 +22,8 @@
 #define MAP_MAX 24
 
 struct marr {
-	uint64_t id;                 /* the array's id */
-	const struct fe_map_arr *a;  /* its mapping */
+	uint64_t id;		    /* the array's id */
+	const struct fe_map_arr *a; /* its mapping */
 };
 
 static struct marr marrs[MAP_MAX]; /* [0, marr_n) are published */
@@ -169,9 +169,8 @@ bool fe_map_has_dev(void)
 	if (atomic_load_explicit(&map_off, memory_order_relaxed))
 		return false;
 	root = atomic_load_explicit(&mroot, memory_order_acquire);
-	if (!root && (fetch() < 0 ||
-		      !(root = atomic_load_explicit(&mroot,
-						    memory_order_acquire))))
+	if (!root && (fetch() < 0 || !(root = atomic_load_explicit(
+					   &mroot, memory_order_acquire))))
 		return false;
 	return __atomic_load_n(&root->ndev, __ATOMIC_RELAXED) != 0;
 }

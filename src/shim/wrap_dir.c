@@ -51,8 +51,8 @@ int readdir_r(DIR *dir, struct dirent *entry, struct dirent **result)
 
 	if (r == 0 && *result && (*result)->d_type == DT_REG && fe_faking() &&
 	    fe_map_has_dev())
-		(*result)->d_type = dtype_of(dir, (*result)->d_ino,
-					     (*result)->d_type);
+		(*result)->d_type =
+		    dtype_of(dir, (*result)->d_ino, (*result)->d_type);
 	return r;
 }
 
@@ -62,7 +62,7 @@ int readdir64_r(DIR *dir, struct dirent64 *entry, struct dirent64 **result)
 
 	if (r == 0 && *result && (*result)->d_type == DT_REG && fe_faking() &&
 	    fe_map_has_dev())
-		(*result)->d_type = dtype_of(dir, (*result)->d_ino,
-					     (*result)->d_type);
+		(*result)->d_type =
+		    dtype_of(dir, (*result)->d_ino, (*result)->d_type);
 	return r;
 }

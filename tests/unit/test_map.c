@@ -44,7 +44,7 @@ static double now(void)
 
 /* --- the slot protocol ------------------------------------------------ */
 
-#define TORN_KEYS 8
+#define TORN_KEYS    8
 #define TORN_READERS 3
 #define TORN_SECONDS 0.7
 
@@ -55,11 +55,11 @@ static atomic_int torn_stop;
 static struct fe_rec consistent(uint32_t x)
 {
 	struct fe_rec r = {
-		.uid = x,
-		.gid = x,
-		.mode = S_IFREG | (x & 0777),
-		.flags = FE_REC_MODE_SET | FE_REC_DEV_SET,
-		.rdev = x,
+	    .uid = x,
+	    .gid = x,
+	    .mode = S_IFREG | (x & 0777),
+	    .flags = FE_REC_MODE_SET | FE_REC_DEV_SET,
+	    .rdev = x,
 	};
 
 	return r;
@@ -104,8 +104,8 @@ static void *torn_reader(void *arg)
 		res->reads++;
 		if (r != 1 || s.uid != s.gid || (uint64_t)s.uid != s.rdev ||
 		    s.mode != (S_IFREG | (s.uid & 0777)) ||
-		    s.flags != (FE_SLOT_USED | FE_REC_MODE_SET |
-				FE_REC_DEV_SET) ||
+		    s.flags !=
+			(FE_SLOT_USED | FE_REC_MODE_SET | FE_REC_DEV_SET) ||
 		    (s.seq & 1))
 			res->bad++;
 	}
@@ -127,8 +127,8 @@ static void test_torn(void)
 		fe_tab_put(&torn_tab, 7, 100 + (uint64_t)k, &r, NULL);
 	}
 	torn_arr = torn_tab.cur.hdr;
-	CHECK("torn: writer starts", pthread_create(&w, NULL, torn_writer,
-						    &writes) == 0);
+	CHECK("torn: writer starts",
+	      pthread_create(&w, NULL, torn_writer, &writes) == 0);
 	for (int i = 0; i < TORN_READERS; i++)
 		pthread_create(&rd[i], NULL, torn_reader, &res[i]);
 	t0 = now();
@@ -144,8 +144,8 @@ static void test_torn(void)
 	}
 	printf("# torn: %ld writes, %ld reads, %ld gave up (slot busy)\n",
 	       writes, reads, gave_up);
-	CHECK("torn: the writer wrote and the readers read", writes > 1000 &&
-							      reads > 1000);
+	CHECK("torn: the writer wrote and the readers read",
+	      writes > 1000 && reads > 1000);
 	CHECK("torn: no reader ever saw a torn record", bad == 0);
 	fe_tab_free(&torn_tab);
 }
@@ -177,9 +177,9 @@ static int agrees(struct fe_tab *t, uint64_t dev, uint64_t ino)
 		       found);
 		return 0;
 	}
-	if (found && (s.uid != rec.uid || s.gid != rec.gid ||
-		      s.mode != rec.mode || s.rdev != rec.rdev ||
-		      (s.flags & FE_REC_FLAGS) != rec.flags)) {
+	if (found &&
+	    (s.uid != rec.uid || s.gid != rec.gid || s.mode != rec.mode ||
+	     s.rdev != rec.rdev || (s.flags & FE_REC_FLAGS) != rec.flags)) {
 		printf("# %llu:%llu: values differ\n", (unsigned long long)dev,
 		       (unsigned long long)ino);
 		return 0;
@@ -245,9 +245,9 @@ static void test_agree(void)
 
 /* --- readers with their own mappings while the table grows ------------ */
 
-#define GROW_KEYS 200000
+#define GROW_KEYS    200000
 #define GROW_READERS 2
-#define GROW_MAPS 64
+#define GROW_MAPS    64
 
 static struct fe_tab grow_tab;
 static const struct fe_map_root *grow_root;
@@ -297,8 +297,7 @@ static int map_new_arrays(void)
 		grow_maps[k].id = a->id;
 		grow_maps[k].a = a;
 		grow_maps[k].size = (size_t)st.st_size;
-		atomic_store_explicit(&grow_nmaps, k + 1,
-				      memory_order_release);
+		atomic_store_explicit(&grow_nmaps, k + 1, memory_order_release);
 	}
 	return 0;
 }
@@ -350,25 +349,26 @@ static void test_grow_concurrent(void)
 
 	memset(res, 0, sizeof(res));
 	CHECK("grow: init 8", fe_tab_init(&grow_tab, 8) == 0);
-	CHECK("grow: root and cur have fds", fe_tab_map_fds(&grow_tab, fds) == 2);
+	CHECK("grow: root and cur have fds",
+	      fe_tab_map_fds(&grow_tab, fds) == 2);
 	seals = fcntl(fds[1], F_GET_SEALS);
 	CHECK("grow: the array memfd is sealed against shrink and grow",
 	      seals >= 0 && (seals & F_SEAL_SHRINK) && (seals & F_SEAL_GROW));
 	CHECK("grow: the fd readers get is read-only",
 	      (fcntl(fds[1], F_GETFL) & O_ACCMODE) == O_RDONLY &&
-		      mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED,
-			   fds[1], 0) == MAP_FAILED);
-	grow_root = mmap(NULL, sizeof(*grow_root), PROT_READ, MAP_SHARED,
-			 fds[0], 0);
-	CHECK("grow: root maps", grow_root != MAP_FAILED &&
-					 grow_root->magic == FE_MAP_MAGIC_ROOT);
+		  mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fds[1],
+		       0) == MAP_FAILED);
+	grow_root =
+	    mmap(NULL, sizeof(*grow_root), PROT_READ, MAP_SHARED, fds[0], 0);
+	CHECK("grow: root maps",
+	      grow_root != MAP_FAILED && grow_root->magic == FE_MAP_MAGIC_ROOT);
 	CHECK("grow: cur maps", map_new_arrays() == 0);
 	for (int i = 0; i < GROW_READERS; i++)
 		pthread_create(&rd[i], NULL, grow_reader, &res[i]);
 	cur_id = grow_tab.cur.hdr->id;
 	for (long k = 0; k < GROW_KEYS; k++) {
-		struct fe_rec r = { .uid = (uint32_t)k, .gid = (uint32_t)k,
-				    .mode = S_IFREG };
+		struct fe_rec r = {
+		    .uid = (uint32_t)k, .gid = (uint32_t)k, .mode = S_IFREG};
 
 		if (fe_tab_put(&grow_tab, 5, (uint64_t)k, &r, NULL) < 0)
 			break;
@@ -406,12 +406,14 @@ static void test_grow_concurrent(void)
 
 static void test_rules(void)
 {
-	struct fe_slot dev = { .uid = 1, .gid = 2, .mode = S_IFCHR | 0620,
-			       .rdev = 0x501,
-			       .flags = FE_SLOT_USED | FE_REC_MODE_SET |
-					FE_REC_DEV_SET };
-	struct fe_slot own = { .uid = 7, .gid = 8, .mode = S_IFREG,
-			       .flags = FE_SLOT_USED };
+	struct fe_slot dev = {.uid = 1,
+			      .gid = 2,
+			      .mode = S_IFCHR | 0620,
+			      .rdev = 0x501,
+			      .flags = FE_SLOT_USED | FE_REC_MODE_SET |
+				       FE_REC_DEV_SET};
+	struct fe_slot own = {
+	    .uid = 7, .gid = 8, .mode = S_IFREG, .flags = FE_SLOT_USED};
 	struct fe_view v;
 
 	CHECK("rules: a faked device over a regular file is live",
@@ -424,15 +426,15 @@ static void test_rules(void)
 	      fe_rec_stale(own.mode, own.flags, S_IFDIR | 0755));
 	fe_rec_view(&dev, S_IFREG | 0600, 1000, 1000, false, &v);
 	CHECK("rules: a device shows its type, mode and rdev",
-	      v.uid == 1 && v.gid == 2 && v.mode == (S_IFCHR | 0620) &&
-		      v.dev && v.rdev == 0x501);
+	      v.uid == 1 && v.gid == 2 && v.mode == (S_IFCHR | 0620) && v.dev &&
+		  v.rdev == 0x501);
 	fe_rec_view(&own, S_IFREG | 0640, 1000, 1000, false, &v);
 	CHECK("rules: an owner record keeps the real mode",
 	      v.uid == 7 && v.gid == 8 && v.mode == (S_IFREG | 0640) &&
-		      !v.dev && v.rdev == 0);
+		  !v.dev && v.rdev == 0);
 	fe_rec_view(NULL, S_IFREG | 0640, 1000, 1001, false, &v);
-	CHECK("rules: no record is 0:0", v.uid == 0 && v.gid == 0 &&
-						 v.mode == (S_IFREG | 0640));
+	CHECK("rules: no record is 0:0",
+	      v.uid == 0 && v.gid == 0 && v.mode == (S_IFREG | 0640));
 	fe_rec_view(NULL, S_IFREG | 0640, 1000, 1001, true, &v);
 	CHECK("rules: no record under -u is the real owner",
 	      v.uid == 1000 && v.gid == 1001);
@@ -443,9 +445,9 @@ static void test_rules(void)
 static void test_ndev(void)
 {
 	struct fe_tab t;
-	struct fe_rec dev = { .mode = S_IFCHR | 0600,
-			      .flags = FE_REC_DEV_SET | FE_REC_MODE_SET };
-	struct fe_rec own = { .uid = 1, .mode = S_IFREG };
+	struct fe_rec dev = {.mode = S_IFCHR | 0600,
+			     .flags = FE_REC_DEV_SET | FE_REC_MODE_SET};
+	struct fe_rec own = {.uid = 1, .mode = S_IFREG};
 
 	CHECK("ndev: init", fe_tab_init(&t, 8) == 0 && t.root->ndev == 0);
 	fe_tab_put(&t, 1, 1, &dev, NULL);
@@ -474,8 +476,8 @@ static void test_ndev(void)
  * owner. */
 static void test_map_op(void)
 {
-	struct fe_req req = { .op = FE_OP_MAP, .version = FE_PROTO_VERSION };
-	struct fe_sess sess = { 0 };
+	struct fe_req req = {.op = FE_OP_MAP, .version = FE_PROTO_VERSION};
+	struct fe_sess sess = {0};
 	struct fe_srv srv;
 	struct fe_rep rep;
 	char buf[sizeof(req) + 8];
@@ -499,7 +501,8 @@ static void test_map_op(void)
 	CHECK("map op: root and cur", rep.err == 0 && rep.count[0] == 2);
 	fe_srv_free(&srv);
 	CHECK("map op: srv init -u", fe_srv_init(&srv, true) == 0);
-	CHECK("map op: root says -u", srv.tab.root->flags & FE_MAP_UNKNOWN_REAL);
+	CHECK("map op: root says -u",
+	      srv.tab.root->flags & FE_MAP_UNKNOWN_REAL);
 	fe_srv_free(&srv);
 }
 

@@ -13,14 +13,22 @@
 static const char *tname(unsigned char t)
 {
 	switch (t) {
-	case DT_REG: return "reg";
-	case DT_DIR: return "dir";
-	case DT_CHR: return "chr";
-	case DT_BLK: return "blk";
-	case DT_FIFO: return "fifo";
-	case DT_SOCK: return "sock";
-	case DT_LNK: return "lnk";
-	default: return "unknown";
+	case DT_REG:
+		return "reg";
+	case DT_DIR:
+		return "dir";
+	case DT_CHR:
+		return "chr";
+	case DT_BLK:
+		return "blk";
+	case DT_FIFO:
+		return "fifo";
+	case DT_SOCK:
+		return "sock";
+	case DT_LNK:
+		return "lnk";
+	default:
+		return "unknown";
 	}
 }
 
