@@ -43,6 +43,22 @@ for mode in map no-map; do
 		"1 0:0 3000 7:8 "
 done
 
+# Concurrent writers and readers while the table grows: 4 processes
+# chown 1,000 files each to k:k, 4 others stat all 4,000 files in a loop;
+# a reader only ever sees uid == gid, and afterwards everything is there.
+out=$(fe sh -c '
+	for k in 1 2 3 4; do mkdir c$k && (cd c$k && seq -f "f%04g" 1 1000 | xargs touch); done
+	for r in 1 2 3 4; do $H/statmany same 5 c*/f* >r$r.out 2>&1 & done
+	for k in 1 2 3 4; do (find c$k -type f | xargs chown $k:$k) & done
+	wait
+	cat r1.out r2.out r3.out r4.out | sort | uniq -c | sed "s/^ */readers /"
+	echo "after $($H/statmany 1 c*/f* | tr "\n" " ")"
+' 2>&1)
+check_eq "concurrent growth: readers never saw a torn or mixed record" \
+	"$(pick readers <<<"$out")" "4 ok"
+check_eq "concurrent growth: every record is there afterwards" \
+	"$(pick after <<<"$out")" "1000 1:1 1000 2:2 1000 3:3 1000 4:4 "
+
 # A stale record: a faked device whose inode a symlink takes, removed and
 # made outside the session's sight while it runs.
 as_user rm -f fifo && as_user mkfifo fifo

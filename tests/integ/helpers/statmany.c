@@ -4,6 +4,9 @@
  *   statmany N PATH...     lstat every PATH N times; prints the counts of
  *                          "uid:gid" of the last round, one "COUNT uid:gid"
  *                          line per owner, in order of first appearance
+ *   statmany same N PATH...  lstat every PATH N times; prints "ok" when
+ *                          every result had uid == gid, else the first
+ *                          that did not
  *   statmany wait PATH...  the same once and "--", then reads a line from
  *                          stdin (another process changes things
  *                          meanwhile), then the same again
@@ -53,6 +56,24 @@ int main(int argc, char **argv)
 
 	if (argc < 3)
 		return usage("statmany N|wait PATH...");
+	if (!strcmp(argv[1], "same") && argc > 3) {
+		n = num(argv[2]);
+		for (long r = 0; r < n; r++)
+			for (int i = 3; i < argc; i++) {
+				struct stat st;
+
+				if (lstat(argv[i], &st) != 0)
+					return err_out(errno);
+				if (st.st_uid != st.st_gid) {
+					printf("BAD %s %lu:%lu\n", argv[i],
+					       (unsigned long)st.st_uid,
+					       (unsigned long)st.st_gid);
+					return 1;
+				}
+			}
+		printf("ok\n");
+		return 0;
+	}
 	if (!strcmp(argv[1], "wait")) {
 		if (round_of(argc - 2, argv + 2))
 			return 1;
