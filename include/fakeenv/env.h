@@ -34,6 +34,10 @@
  * restarted. */
 #define FE_ENV_STATE "FAKEENV_STATE"
 
+/* "1": the shim does not map the shared table and asks the daemon for
+ * every stat, as before it existed (for tests and debugging). */
+#define FE_ENV_NO_MAP "FAKEENV_NO_MAP"
+
 /* At most this many supplementary groups are faked (NGROUPS_MAX is 65536;
  * real builds use a handful). */
 #define FE_GROUPS_MAX 64

@@ -26,6 +26,9 @@
  * is a hint for the journal, never a key. */
 #define FE_PATH_MAX 4096
 
+/* Most fds a MAP reply carries. */
+#define FE_MAP_FDS 3
+
 /* Request flags: which of uid, gid, mode, rdev carry a new value. */
 #define FE_F_UID  0x1u
 #define FE_F_GID  0x2u
@@ -64,6 +67,10 @@
  *         (err -ENOENT: the session has no journal file), with count[0] =
  *         records written and count[1] = bytes.
  * STATUS  reply one struct fe_status instead of a struct fe_rep.
+ * MAP     reply count[0] = n, with n fds passed as SCM_RIGHTS: the
+ *         read-only memfds of the shared table (fakeenv/map.h), root,
+ *         cur, then old while a rehash is in progress.  err -ENOSYS: the
+ *         table is not shared; readers ask with GET.
  */
 #define FE_OPS(X)                                                   \
 	X(GET,     0,                                FE_TAIL_NONE)  \
@@ -79,7 +86,8 @@
 	X(STATS,   0,                                FE_TAIL_NONE)  \
 	X(RENAMEDIR, 0,                              FE_TAIL_TWO)   \
 	X(CHECKPOINT, 0,                             FE_TAIL_NONE)  \
-	X(STATUS,  0,                                FE_TAIL_NONE)
+	X(STATUS,  0,                                FE_TAIL_NONE)  \
+	X(MAP,     0,                                FE_TAIL_NONE)
 
 enum fe_op {
 	FE_OP_NONE = 0, /* never valid on the wire */
@@ -119,7 +127,8 @@ struct fe_rep {
 	uint32_t mode;     /* effective st_mode, type bits included (GET) */
 	uint32_t pad;      /* zero */
 	uint64_t rdev;     /* effective st_rdev (GET) */
-	uint64_t count[2]; /* STATS: records held, clients connected */
+	uint64_t count[2]; /* STATS: records held, clients connected; MAP:
+			      count[0] = fds passed */
 };
 _Static_assert(sizeof(struct fe_rep) == 48, "bump FE_PROTO_VERSION");
 

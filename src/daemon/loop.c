@@ -282,12 +282,45 @@ static void accept_all(struct loop *lp)
 	}
 }
 
-/* Send one reply.  Returns false when c was closed. */
-static bool reply(struct loop *lp, struct conn *c, const void *rep,
-		  size_t len)
+/* Send the reply to a MAP request, with the table's memfds (SCM_RIGHTS)
+ * when it succeeded.  Returns what send/sendmsg returned. */
+static ssize_t send_map_reply(struct loop *lp, struct conn *c,
+			      const struct fe_rep *rep)
+{
+	union {
+		struct cmsghdr h;
+		char buf[CMSG_SPACE(sizeof(int) * FE_MAP_FDS)];
+	} ctl;
+	struct iovec iov = { (void *)rep, sizeof(*rep) };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
+	struct cmsghdr *cm;
+	int fds[FE_MAP_FDS];
+	int n;
+
+	if (rep->err != 0)
+		return send(c->fd, rep, sizeof(*rep),
+			    MSG_NOSIGNAL | MSG_DONTWAIT);
+	n = fe_tab_map_fds(&lp->srv.tab, fds);
+	memset(&ctl, 0, sizeof(ctl));
+	mh.msg_control = ctl.buf;
+	mh.msg_controllen = CMSG_SPACE(sizeof(int) * (size_t)n);
+	cm = CMSG_FIRSTHDR(&mh);
+	cm->cmsg_level = SOL_SOCKET;
+	cm->cmsg_type = SCM_RIGHTS;
+	cm->cmsg_len = CMSG_LEN(sizeof(int) * (size_t)n);
+	memcpy(CMSG_DATA(cm), fds, sizeof(int) * (size_t)n);
+	return sendmsg(c->fd, &mh, MSG_NOSIGNAL | MSG_DONTWAIT);
+}
+
+/* Send one reply (with the table's fds for MAP).  Returns false when c
+ * was closed. */
+static bool reply_to(struct loop *lp, struct conn *c, const void *rep,
+		     size_t len, bool map)
 {
 	if (c->mute ||
-	    send(c->fd, rep, len, MSG_NOSIGNAL | MSG_DONTWAIT) == (ssize_t)len)
+	    (map ? send_map_reply(lp, c, rep) :
+		   send(c->fd, rep, len, MSG_NOSIGNAL | MSG_DONTWAIT)) ==
+		    (ssize_t)len)
 		return true;
 	if (errno == EPIPE || errno == ECONNRESET) {
 		c->mute = true;
@@ -300,6 +333,12 @@ static bool reply(struct loop *lp, struct conn *c, const void *rep,
 		       fe_strerror(errno));
 	conn_close(lp, c);
 	return false;
+}
+
+static bool reply(struct loop *lp, struct conn *c, const void *rep,
+		  size_t len)
+{
+	return reply_to(lp, c, rep, len, false);
 }
 
 static uint64_t unsaved(const struct loop *lp)
@@ -517,7 +556,8 @@ static void conn_input(struct loop *lp, struct conn *c, uint32_t events)
 					     NULL,
 				     &rep);
 		}
-		if (!reply(lp, c, &rep, sizeof(rep)))
+		if (!reply_to(lp, c, &rep, sizeof(rep),
+			      lp->buf.req.op == FE_OP_MAP))
 			return;
 	}
 }

@@ -31,9 +31,15 @@ static const unsigned char op_tail[FE_OP_COUNT] = {
 
 int fe_srv_init(struct fe_srv *s, bool unknown_is_real)
 {
+	int r;
+
 	memset(s, 0, sizeof(*s));
 	s->unknown_is_real = unknown_is_real;
-	return fe_tab_init(&s->tab, SRV_INIT_CAP);
+	r = fe_tab_init(&s->tab, SRV_INIT_CAP);
+	/* Readers of the shared table apply the same default owner. */
+	if (r == 0 && unknown_is_real)
+		s->tab.root->flags |= FE_MAP_UNKNOWN_REAL;
+	return r;
 }
 
 void fe_srv_free(struct fe_srv *s)
@@ -61,7 +67,7 @@ static bool ignores_real_mode(uint16_t op)
 {
 	return op == FE_OP_SESSION || op == FE_OP_DETACH ||
 	       op == FE_OP_STATS || op == FE_OP_CHECKPOINT ||
-	       op == FE_OP_STATUS;
+	       op == FE_OP_STATUS || op == FE_OP_MAP;
 }
 
 /* One path of a tail: 2..FE_PATH_MAX bytes whose only NUL is the last. */
@@ -249,18 +255,10 @@ static bool del(struct fe_srv *s, uint64_t dev, uint64_t ino)
 	return true;
 }
 
-/* A record no longer describes the file at its key when the real type
- * differs from the one recorded (a faked device is a regular file).  A
- * faked device may also come back with its faked type: the shim fixes up
- * glibc's fts entries in place, and fts_children then fts_read hand it
- * the same entry twice. */
+/* The rule is shared with the shim's reader: fakeenv/map.h. */
 static bool stale(const struct fe_rec *rec, uint32_t real_mode)
 {
-	uint32_t real_type = real_mode & S_IFMT;
-
-	if (rec->flags & FE_REC_DEV_SET)
-		return real_type != S_IFREG && real_type != (rec->mode & S_IFMT);
-	return (rec->mode & S_IFMT) != real_type;
+	return fe_rec_stale(rec->mode, rec->flags, real_mode);
 }
 
 /* The live record at req's key into *rec; a stale one is deleted and
@@ -290,24 +288,27 @@ static uint32_t eff_perm(const struct fe_rec *rec, const struct fe_req *req)
 }
 
 /* Fill rep with what stat should show: rec laid over the real file, or
- * the defaults when rec is NULL. */
+ * the defaults when rec is NULL (fe_rec_view(), shared with the shim). */
 static void reply_rec(const struct fe_srv *s, const struct fe_req *req,
 		      const struct fe_rec *rec, struct fe_rep *rep)
 {
-	if (!rec) {
-		rep->uid = default_uid(s, req);
-		rep->gid = default_gid(s, req);
-		rep->mode = req->real_mode;
-		return;
+	struct fe_slot slot = { 0 };
+	struct fe_view v;
+
+	if (rec) {
+		slot.uid = rec->uid;
+		slot.gid = rec->gid;
+		slot.mode = rec->mode;
+		slot.rdev = rec->rdev;
+		slot.flags = FE_SLOT_USED | rec->flags;
 	}
-	rep->flags = FE_R_FOUND;
-	rep->uid = rec->uid;
-	rep->gid = rec->gid;
-	rep->mode = eff_type(rec, req) | eff_perm(rec, req);
-	if (rec->flags & FE_REC_DEV_SET) {
-		rep->flags |= FE_R_DEV;
-		rep->rdev = rec->rdev;
-	}
+	fe_rec_view(rec ? &slot : NULL, req->real_mode, req->real_uid,
+		    req->real_gid, s->unknown_is_real, &v);
+	rep->flags = (rec ? FE_R_FOUND : 0) | (v.dev ? FE_R_DEV : 0);
+	rep->uid = v.uid;
+	rep->gid = v.gid;
+	rep->mode = v.mode;
+	rep->rdev = v.rdev;
 }
 
 /* Store rec at req's key and reply its effective values, or the error. */
@@ -554,6 +555,16 @@ void fe_serve_req(struct fe_srv *s, struct fe_sess *sess,
 		rep->count[0] = fe_tab_count(&s->tab);
 		rep->count[1] = s->clients;
 		break;
+	case FE_OP_MAP: {
+		int fds[FE_MAP_FDS];
+		int n = fe_tab_map_fds(&s->tab, fds);
+
+		if (n < 0)
+			rep->err = n;
+		else
+			rep->count[0] = (uint64_t)n;
+		break;
+	}
 	default:
 		/* fe_req_check() let no other op through. */
 		rep->err = -EPROTO;

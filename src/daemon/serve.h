@@ -65,7 +65,9 @@ int fe_req_check(const void *buf, size_t len, const char **why);
  * CREATE, RENAME) reply the effective uid, gid, mode and rdev afterwards,
  * with FE_R_FOUND when a record exists and FE_R_DEV when its type and rdev
  * are faked (rdev is 0 otherwise); DROP replies FE_R_FOUND if it removed
- * one; STATS fills count[].  SESSION and DETACH change *sess only.
+ * one; STATS fills count[]; MAP
+ * says in count[0] how many fds fe_tab_map_fds() gives (the loop sends
+ * them), or -ENOSYS.  SESSION and DETACH change *sess only.
  */
 void fe_serve_req(struct fe_srv *s, struct fe_sess *sess,
 		  const struct fe_req *req, const char *tail,

@@ -8,17 +8,21 @@
 #include "table.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "common/util.h"
 
 #define TAB_MIN_CAP 8u
 
 /*
- * Bracket every write of a slot.  seq is odd in between; the release
- * fences order the writes for a future reader of a shared mapping, which
- * would read seq, the slot, then seq again, and retry on a change.
+ * Bracket every write of a slot (the seq protocol of fakeenv/map.h): seq
+ * odd, a release fence, the fields as relaxed atomic stores (SET), then
+ * seq even with a release store.  A reader in another process that saw
+ * any of the new fields sees the odd seq when it reads seq again.
  */
 static void slot_begin(struct fe_slot *s)
 {
@@ -31,18 +35,114 @@ static void slot_end(struct fe_slot *s)
 	__atomic_store_n(&s->seq, s->seq + 1, __ATOMIC_RELEASE);
 }
 
-/* Allocate an array of cap slots, all EMPTY.  Returns 0 or -ENOMEM. */
-static int arr_alloc(struct fe_tab_arr *a, size_t cap)
-{
-	struct fe_slot *slots = calloc(cap, sizeof(*slots));
+#define SET(s, field, v) __atomic_store_n(&(s)->field, (v), __ATOMIC_RELAXED)
 
-	if (!slots)
+/* The same bracket around a change of the root's cur_id/old_id. */
+static void root_publish(struct fe_tab *t)
+{
+	struct fe_map_root *r = t->root;
+
+	__atomic_store_n(&r->seq, r->seq + 1, __ATOMIC_RELAXED);
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	__atomic_store_n(&r->cur_id, t->cur.hdr->id, __ATOMIC_RELAXED);
+	__atomic_store_n(&r->old_id, t->old.hdr ? t->old.hdr->id : 0,
+			 __ATOMIC_RELAXED);
+	__atomic_store_n(&r->seq, r->seq + 1, __ATOMIC_RELEASE);
+}
+
+/* Count a USED slot with these flags in or out of root's ndev: readers
+ * skip device lookups (readdir's d_type) while it is 0.  Written before
+ * the slot, and before the reply that makes it visible. */
+static void ndev_count(struct fe_tab *t, uint32_t flags, int delta)
+{
+	uint32_t dev = FE_SLOT_USED | FE_REC_DEV_SET;
+
+	if ((flags & dev) != dev)
+		return;
+	__atomic_store_n(&t->root->ndev, t->root->ndev + (uint64_t)(int64_t)delta,
+			 __ATOMIC_RELAXED);
+}
+
+/*
+ * size bytes of zeroed memory shared through a memfd: mapped read-write
+ * here, sealed against shrinking and growing, with a read-only fd for
+ * readers in *rofd.  Without memfd_create (old kernel, seccomp), private
+ * memory and *rofd = -1: the table works, readers fall back to GET.
+ * Returns the mapping or NULL.
+ */
+static void *shm_alloc(size_t size, const char *name, int *rofd)
+{
+	char proc[64];
+	void *p;
+	int fd;
+
+	*rofd = -1;
+	fd = memfd_create(name, MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	if (fd < 0)
+		goto private;
+	if (ftruncate(fd, (off_t)size) < 0 ||
+	    fcntl(fd, F_ADD_SEALS,
+		  F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) < 0) {
+		close(fd);
+		goto private;
+	}
+	p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (p == MAP_FAILED) {
+		close(fd);
+		return NULL;
+	}
+	/* A read-only open of the same memfd: readers cannot map it
+	 * writable.  Without /proc, the read-write fd is what they get. */
+	fe_fmt(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+	*rofd = open(proc, O_RDONLY | O_CLOEXEC);
+	if (*rofd < 0)
+		*rofd = fd;
+	else
+		close(fd);
+	return p;
+private:
+	p = mmap(NULL, size, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	return p == MAP_FAILED ? NULL : p;
+}
+
+static void shm_free(void *p, size_t size, int fd)
+{
+	if (p)
+		munmap(p, size);
+	if (fd >= 0)
+		close(fd);
+}
+
+/* Allocate an array of cap slots, all EMPTY.  Returns 0 or -ENOMEM. */
+static int arr_alloc(struct fe_tab *t, struct fe_tab_arr *a, size_t cap)
+{
+	struct fe_map_arr *h;
+	int fd;
+
+	h = shm_alloc(fe_map_arr_size(cap), "fakeenv-slots", &fd);
+	if (!h)
 		return -ENOMEM;
-	a->slots = slots;
+	h->magic = FE_MAP_MAGIC_ARR;
+	h->id = ++t->next_id;
+	h->mask = cap - 1;
+	h->version = FE_MAP_VERSION;
+	a->hdr = h;
+	a->fd = fd;
+	a->slots = h->slots;
 	a->mask = cap - 1;
 	a->used = 0;
 	a->tombs = 0;
 	return 0;
+}
+
+/* Unmap an array; readers that mapped it keep their copy of the memfd. */
+static void arr_free(struct fe_tab_arr *a)
+{
+	if (a->hdr)
+		shm_free(a->hdr, fe_map_arr_size(a->mask + 1), a->fd);
+	memset(a, 0, sizeof(*a));
+	a->fd = -1;
 }
 
 /* The USED slot holding (dev, ino) in a, or NULL.  Ends at an EMPTY slot,
@@ -95,6 +195,7 @@ int fe_tab_init(struct fe_tab *t, size_t min_cap)
 	int r;
 
 	memset(t, 0, sizeof(*t));
+	t->cur.fd = t->old.fd = t->root_fd = -1;
 	while (cap < min_cap) {
 		if (cap > SIZE_MAX / 2 / sizeof(struct fe_slot))
 			return -ENOMEM;
@@ -103,20 +204,46 @@ int fe_tab_init(struct fe_tab *t, size_t min_cap)
 	r = fe_arena_init(&t->arena);
 	if (r < 0)
 		return r;
-	r = arr_alloc(&t->cur, cap);
-	if (r < 0) {
-		fe_arena_free(&t->arena);
-		return r;
+	t->root = shm_alloc(sizeof(*t->root), "fakeenv-root", &t->root_fd);
+	if (!t->root) {
+		r = -ENOMEM;
+		goto out_free_arena;
 	}
+	r = arr_alloc(t, &t->cur, cap);
+	if (r < 0)
+		goto out_free_root;
+	t->root->magic = FE_MAP_MAGIC_ROOT;
+	t->root->version = FE_MAP_VERSION;
+	root_publish(t);
 	return 0;
+out_free_root:
+	shm_free(t->root, sizeof(*t->root), t->root_fd);
+out_free_arena:
+	fe_arena_free(&t->arena);
+	return r;
 }
 
 void fe_tab_free(struct fe_tab *t)
 {
-	free(t->cur.slots);
-	free(t->old.slots);
+	arr_free(&t->cur);
+	arr_free(&t->old);
+	shm_free(t->root, sizeof(*t->root), t->root_fd);
 	fe_arena_free(&t->arena);
 	memset(t, 0, sizeof(*t));
+	t->cur.fd = t->old.fd = t->root_fd = -1;
+}
+
+int fe_tab_map_fds(const struct fe_tab *t, int fds[3])
+{
+	int n = 0;
+
+	if (t->root_fd < 0 || t->cur.fd < 0 || (t->old.hdr && t->old.fd < 0))
+		return -ENOSYS;
+	fds[n++] = t->root_fd;
+	fds[n++] = t->cur.fd;
+	if (t->old.hdr)
+		fds[n++] = t->old.fd;
+	return n;
 }
 
 static void slot_to_rec(const struct fe_slot *s, struct fe_rec *rec)
@@ -177,26 +304,35 @@ bool fe_tab_rehash_step(struct fe_tab *t, size_t n)
 				arr_place(&t->cur, fe_hash_key(o->dev, o->ino));
 
 			slot_begin(d);
-			d->dev = o->dev;
-			d->ino = o->ino;
-			d->rdev = o->rdev;
-			d->uid = o->uid;
-			d->gid = o->gid;
-			d->mode = o->mode;
-			d->path = o->path;
-			d->flags = o->flags;
+			SET(d, dev, o->dev);
+			SET(d, ino, o->ino);
+			SET(d, rdev, o->rdev);
+			SET(d, uid, o->uid);
+			SET(d, gid, o->gid);
+			SET(d, mode, o->mode);
+			SET(d, path, o->path);
+			SET(d, flags, o->flags);
 			slot_end(d);
 			/* Copied first, tombstoned second: see table.h. */
 			slot_begin(o);
-			o->flags = FE_SLOT_TOMB;
-			o->path = 0;
+			SET(o, flags, FE_SLOT_TOMB);
+			SET(o, path, 0);
 			slot_end(o);
 			t->old.used--;
 			t->old.tombs++;
 		}
 		if (t->rehash_idx > t->old.mask) {
-			free(t->old.slots);
+			struct fe_tab_arr gone = t->old;
+
+			/* Readers learn first that old is out, then that it
+			 * is superseded; their mappings stay valid. */
+			t->old.hdr = NULL;
+			root_publish(t);
+			__atomic_store_n(&gone.hdr->superseded, 1,
+					 __ATOMIC_RELEASE);
+			arr_free(&gone);
 			memset(&t->old, 0, sizeof(t->old));
+			t->old.fd = -1;
 			t->rehash_idx = 0;
 		}
 	}
@@ -220,12 +356,13 @@ static int rehash_start(struct fe_tab *t)
 			return -ENOMEM;
 		cap *= 2;
 	}
-	r = arr_alloc(&fresh, cap);
+	r = arr_alloc(t, &fresh, cap);
 	if (r < 0)
 		return r;
 	t->old = t->cur;
 	t->cur = fresh;
 	t->rehash_idx = 0;
+	root_publish(t);
 	return 0;
 }
 
@@ -270,7 +407,7 @@ static void walk_paths(struct fe_arena *a, void *ctx)
 			if (!(s->flags & FE_SLOT_USED) || !s->path)
 				continue;
 			slot_begin(s);
-			s->path = fe_arena_move(a, s->path);
+			SET(s, path, fe_arena_move(a, s->path));
 			slot_end(s);
 		}
 	}
@@ -309,20 +446,22 @@ int fe_tab_put(struct fe_tab *t, uint64_t dev, uint64_t ino,
 	if (!s) {
 		s = arr_place(&t->cur, fe_hash_key(dev, ino));
 		slot_begin(s);
-		s->dev = dev;
-		s->ino = ino;
-		s->path = 0;
+		SET(s, dev, dev);
+		SET(s, ino, ino);
+		SET(s, path, 0);
 	} else {
 		slot_begin(s);
 	}
 	old_off = s->path;
-	s->uid = rec->uid;
-	s->gid = rec->gid;
-	s->mode = rec->mode;
-	s->rdev = rec->rdev;
-	s->flags = FE_SLOT_USED | (rec->flags & FE_REC_FLAGS);
+	ndev_count(t, s->flags, -1);
+	ndev_count(t, FE_SLOT_USED | rec->flags, +1);
+	SET(s, uid, rec->uid);
+	SET(s, gid, rec->gid);
+	SET(s, mode, rec->mode);
+	SET(s, rdev, rec->rdev);
+	SET(s, flags, FE_SLOT_USED | (rec->flags & FE_REC_FLAGS));
 	if (path)
-		s->path = off;
+		SET(s, path, off);
 	slot_end(s);
 	if (path)
 		drop_path(t, old_off);
@@ -342,9 +481,10 @@ bool fe_tab_del(struct fe_tab *t, uint64_t dev, uint64_t ino)
 		return false;
 	arr = in_old ? &t->old : &t->cur;
 	off = s->path;
+	ndev_count(t, s->flags, -1);
 	slot_begin(s);
-	s->flags = FE_SLOT_TOMB;
-	s->path = 0;
+	SET(s, flags, FE_SLOT_TOMB);
+	SET(s, path, 0);
 	slot_end(s);
 	arr->used--;
 	arr->tombs++;

@@ -16,7 +16,11 @@
  *    that probes old first and then cur never misses a record being moved;
  *    slots are never moved within an array (no backward shift), so a probe
  *    never misses a record that another write displaced;
- *  - each non-zero path offset is owned by exactly one USED slot.
+ *  - each non-zero path offset is owned by exactly one USED slot;
+ *  - the root (fakeenv/map.h) names cur and old as they are; it changes
+ *    only when a rehash starts or ends, and every slot write is bracketed
+ *    by its seq, so lock-free readers in other processes see a consistent
+ *    table (the protocol is in fakeenv/map.h).
  */
 #ifndef FE_DAEMON_TABLE_H
 #define FE_DAEMON_TABLE_H
@@ -26,38 +30,13 @@
 #include <stdint.h>
 
 #include "arena.h"
+#include "fakeenv/map.h"
 
-/* Slot state. */
-#define FE_SLOT_USED 0x1u /* holds a record */
-#define FE_SLOT_TOMB 0x2u /* held one: probes go past it, inserts reuse it */
-/* Record flags, kept in the same word. */
-#define FE_REC_MODE_SET 0x4u /* permission bits are faked */
-#define FE_REC_DEV_SET  0x8u /* type and rdev are faked (a device whose real
-				file is a regular file) */
-#define FE_REC_FLAGS (FE_REC_MODE_SET | FE_REC_DEV_SET)
+/* Slot states, record flags and struct fe_slot are in fakeenv/map.h: the
+ * slot arrays are shared read-only with every process of the session. */
 
 /* Old slots moved by each insert or delete while a rehash runs. */
 #define FE_TAB_STEP 128
-
-/*
- * One slot, 48 bytes.  The layout is meant to be published later in a
- * shared read-only mapping: seq is odd while the slot is being written and
- * grows by 2 with every write, so a lock-free reader can retry a torn read.
- */
-struct fe_slot {
-	uint64_t dev;   /* key: st_dev */
-	uint64_t ino;   /* key: st_ino */
-	uint64_t rdev;  /* faked st_rdev, meaningful with FE_REC_DEV_SET */
-	uint32_t uid;   /* fake owner */
-	uint32_t gid;   /* fake group */
-	uint32_t mode;  /* type bits (the faked type with DEV_SET, else the
-			   real type when recorded) and permission bits
-			   (meaningful with MODE_SET) */
-	uint32_t path;  /* arena offset of the last known path, 0: none */
-	uint32_t seq;   /* write sequence: odd while a write is in progress */
-	uint32_t flags; /* FE_SLOT_* | FE_REC_* */
-};
-_Static_assert(sizeof(struct fe_slot) == 48, "slot layout");
 
 /* A record's value, as callers read and write it. */
 struct fe_rec {
@@ -69,12 +48,16 @@ struct fe_rec {
 	uint32_t path;  /* arena offset (fe_tab_path()), 0: none; read-only */
 };
 
-/* One slot array. */
+/* One slot array, in its own memfd (fakeenv/map.h) when the system has
+ * memfd_create, else in private memory that is not shared. */
 struct fe_tab_arr {
 	struct fe_slot *slots; /* cap slots, or NULL */
 	size_t mask;           /* cap - 1; cap is a power of two */
 	size_t used;           /* USED slots */
 	size_t tombs;          /* TOMB slots */
+	struct fe_map_arr *hdr; /* the mapping: header, then the slots */
+	int fd;                /* read-only fd of the memfd for readers, or -1
+				  (not shared) */
 };
 
 struct fe_tab {
@@ -83,6 +66,9 @@ struct fe_tab {
 				  rehash is in progress */
 	size_t rehash_idx;     /* next slot of old to move */
 	struct fe_arena arena; /* the paths */
+	struct fe_map_root *root; /* names cur and old for readers */
+	int root_fd;           /* read-only fd of root's memfd, or -1 */
+	uint64_t next_id;      /* id of the next array */
 };
 
 /* A snapshot of the table's shape, for tests and logs. */
@@ -135,6 +121,11 @@ bool fe_tab_rehash_step(struct fe_tab *t, size_t n);
 
 /* True while a rehash is in progress. */
 bool fe_tab_rehashing(const struct fe_tab *t);
+
+/* The fds a reader maps (root, cur, then old while a rehash is in
+ * progress) into fds[0..2], still owned by the table.  Returns how many,
+ * or -ENOSYS when the arrays are not shared (no memfd_create). */
+int fe_tab_map_fds(const struct fe_tab *t, int fds[3]);
 
 /* Fill *info with the table's shape. */
 void fe_tab_info(const struct fe_tab *t, struct fe_tab_info *info);

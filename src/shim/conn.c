@@ -265,6 +265,136 @@ void fe_conn_prepare(void)
 	errno = saved;
 }
 
+/* Receive a MAP reply and its fds (at most max, the rest closed) on fd.
+ * Returns 0 or -errno; *n fds are then ours. */
+static int recv_fds(int fd, struct fe_rep *rep, int *fds, int max, int *n)
+{
+	union {
+		struct cmsghdr h;
+		char buf[CMSG_SPACE(sizeof(int) * FE_MAP_FDS)];
+	} ctl;
+	struct iovec iov = { rep, sizeof(*rep) };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1,
+			     .msg_control = ctl.buf,
+			     .msg_controllen = sizeof(ctl.buf) };
+	ssize_t got;
+
+	*n = 0;
+	do
+		got = recvmsg(fd, &mh, MSG_CMSG_CLOEXEC);
+	while (got < 0 && errno == EINTR);
+	if (got < 0)
+		return -errno;
+	for (struct cmsghdr *cm = CMSG_FIRSTHDR(&mh); cm;
+	     cm = CMSG_NXTHDR(&mh, cm)) {
+		size_t k;
+
+		if (cm->cmsg_level != SOL_SOCKET || cm->cmsg_type != SCM_RIGHTS)
+			continue;
+		k = (cm->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+		for (size_t i = 0; i < k; i++) {
+			int f;
+
+			memcpy(&f, CMSG_DATA(cm) + i * sizeof(int), sizeof(f));
+			if (*n < max)
+				fds[(*n)++] = f;
+			else
+				close(f);
+		}
+	}
+	if (got == 0)
+		return -ECONNRESET;
+	if ((size_t)got != sizeof(*rep) || rep->err > 0 || rep->err < -4095)
+		return -EPROTO;
+	return 0;
+}
+
+/* Send MAP on our connection (opened if need be) and receive the reply
+ * and its fds.  Called with the lock held by the owning process. */
+static int map_once(struct fe_rep *rep, int *fds, int *n, bool *fresh)
+{
+	struct fe_req req = { .op = FE_OP_MAP, .version = FE_PROTO_VERSION };
+	ssize_t sent;
+	int r;
+
+	*n = 0;
+	*fresh = false;
+	if (conn_fd >= 0 && !still_ours(conn_fd))
+		conn_fd = -1;
+	if (conn_fd < 0) {
+		struct stat st;
+		int fd;
+
+		*fresh = true;
+		r = sock_open(&fd, &st);
+		if (r < 0)
+			return r;
+		conn_fd = fd;
+		conn_dev = st.st_dev;
+		conn_ino = st.st_ino;
+	}
+	memset(rep, 0, sizeof(*rep));
+	do
+		sent = send(conn_fd, &req, sizeof(req), MSG_NOSIGNAL);
+	while (sent < 0 && errno == EINTR);
+	if (sent < 0)
+		return -errno;
+	if ((size_t)sent != sizeof(req))
+		return -EPROTO;
+	return recv_fds(conn_fd, rep, fds, FE_MAP_FDS, n);
+}
+
+int fe_conn_map(int (*install)(const int *fds, int n))
+{
+	struct fe_rep rep;
+	int saved = errno;
+	sigset_t all, old;
+	pid_t pid = getpid();
+	int fds[FE_MAP_FDS];
+	int n = 0, r;
+
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	fe_depth++;
+	pthread_mutex_lock(&lock);
+	if (conn_owner == 0)
+		conn_owner = pid;
+	if (conn_owner != pid) {
+		/* A vfork child or a raw clone: the globals are not ours. */
+		r = -ESRCH;
+		goto out_unlock;
+	}
+	for (int attempt = 0; attempt < 2; attempt++) {
+		bool fresh;
+
+		r = map_once(&rep, fds, &n, &fresh);
+		if (r == 0)
+			r = rep.err;
+		if (r == 0)
+			r = install(fds, n);
+		for (int i = 0; i < n; i++)
+			close(fds[i]);
+		n = 0;
+		if (!conn_lost(r))
+			break;
+		/* Never close an fd that is no longer ours (see
+		 * call_locked). */
+		if (conn_fd >= 0 && still_ours(conn_fd))
+			close(conn_fd);
+		conn_fd = -1;
+		/* A connection opened for this request and closed at once:
+		 * a daemon that does not know MAP.  Once is enough. */
+		if (fresh)
+			break;
+	}
+out_unlock:
+	pthread_mutex_unlock(&lock);
+	fe_depth--;
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	errno = saved;
+	return r;
+}
+
 /* The fork child owns a copy of everything: the lock may have been held
  * by a thread that does not exist here, and the socket is the parent's
  * conversation.  Close our copy of it and start afresh. */

@@ -45,6 +45,7 @@ void fe_req_init(struct fe_req *req, uint16_t op, const struct stat *st)
 
 void fe_meta_get(struct fe_meta *m)
 {
+	struct fe_view v;
 	struct fe_req req = {
 		.op = FE_OP_GET,
 		.dev = m->dev,
@@ -55,6 +56,16 @@ void fe_meta_get(struct fe_meta *m)
 	};
 	struct fe_rep rep;
 
+	/* The shared mapping first; the daemon when it cannot tell (and
+	 * drops a stale record on the way). */
+	if (fe_map_view(m->dev, m->ino, m->mode, m->uid, m->gid, &v) >= 0) {
+		m->uid = v.uid;
+		m->gid = v.gid;
+		m->mode = v.mode;
+		if (v.dev)
+			m->rdev = v.rdev;
+		return;
+	}
 	if (fe_conn_call(&req, NULL, &rep) < 0 || rep.err < 0) {
 		m->uid = 0;
 		m->gid = 0;
@@ -187,6 +198,7 @@ int fe_created(int dirfd, const char *path, int fd, int stat_flags,
 	const char *hint;
 	struct fe_req req;
 	struct fe_rep rep;
+	struct fe_view v;
 	struct stat st;
 	mode_t need, want, real;
 	int r;
@@ -220,6 +232,12 @@ int fe_created(int dirfd, const char *path, int fd, int stat_flags,
 		req.flags |= FE_F_MODE;
 		req.mode = want;
 	}
+	/* No record at this inode and none needed: CREATE would change
+	 * nothing (a record left by a dead file shows in the mapping, and
+	 * then CREATE goes and clears it). */
+	if (!(req.flags & FE_F_MODE) && fe_map_view_st(&st, &v) == 0 &&
+	    v.uid == req.uid && v.gid == req.gid)
+		return 0;
 	hint = fd >= 0 && !path ? fe_fdpath(fd, pbuf, sizeof(pbuf)) :
 				  fe_abspath(dirfd, path, pbuf, sizeof(pbuf));
 	r = fe_conn_call(&req, hint, &rep);

@@ -8,6 +8,7 @@
 #ifndef FE_SHIM_H
 #define FE_SHIM_H
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <fts.h>
@@ -21,6 +22,7 @@
 #include <sys/types.h>
 #include <unistd.h>
 
+#include "fakeenv/map.h"
 #include "fakeenv/proto.h"
 
 #define FE_EXPORT __attribute__((visibility("default")))
@@ -140,6 +142,39 @@ void fe_conn_prepare(void);
 /* The same with a tail of len bytes as it is (RENAMEDIR's two paths). */
 int fe_conn_call_tail(struct fe_req *req, const char *tail, size_t len,
 		      struct fe_rep *rep);
+
+/* One MAP round trip: install(fds, n) runs with the fds the daemon sent
+ * (closed afterwards), under the connection's lock with signals blocked,
+ * so that installs never overlap.  Returns 0, install's result, or
+ * -errno; -ESRCH in a process that does not own the shim's globals (a
+ * vfork child, a raw clone), where nothing may be installed.  Reports
+ * nothing: the caller falls back to GET. */
+int fe_conn_map(int (*install)(const int *fds, int n));
+
+/* --- the shared table (map.c) --- */
+
+/*
+ * The session's view of (dev, ino) from the shared mapping, without a
+ * round trip, for a file of real st_mode/st_uid/st_gid real_*.  Returns 1
+ * (a record, laid over the real values in *v), 0 (no record: the
+ * defaults in *v), or -1: the mapping cannot tell (not available, kept
+ * changing, or the record is stale, which only the daemon may drop):
+ * ask the daemon.  Async-signal-safe, lock-free on the hit path; errno
+ * untouched; a vfork child only reads a mapping its parent published.
+ */
+int fe_map_view(uint64_t dev, uint64_t ino, uint32_t real_mode,
+		uint32_t real_uid, uint32_t real_gid, struct fe_view *v);
+
+/* True when the shared table holds a faked device at all (false without
+ * the mapping).  Async-signal-safe; errno untouched. */
+bool fe_map_has_dev(void);
+
+/* The same for a real stat result. */
+static inline int fe_map_view_st(const struct stat *st, struct fe_view *v)
+{
+	return fe_map_view(st->st_dev, st->st_ino, st->st_mode, st->st_uid,
+			   st->st_gid, v);
+}
 
 /* --- fake credentials (creds.c) --- */
 

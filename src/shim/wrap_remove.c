@@ -12,12 +12,16 @@
 #include <stdio.h>
 #include <string.h>
 
-/* Tell the daemon that the inode of st lost its last name. */
+/* Tell the daemon that the inode of st lost its last name, unless the
+ * shared table shows it has no record: then DROP would change nothing. */
 static void dropped(const struct stat *st)
 {
 	struct fe_req req;
 	struct fe_rep rep;
+	struct fe_view v;
 
+	if (fe_map_view_st(st, &v) == 0)
+		return;
 	fe_req_init(&req, FE_OP_DROP, st);
 	(void)fe_conn_call(&req, NULL, &rep);
 }
@@ -106,7 +110,13 @@ static void renamed(const struct victim *src, int dirfd, const char *path)
 	struct fe_rep rep;
 	const char *hint;
 
+	struct fe_view v;
+
 	if (!src->known)
+		return;
+	/* A file with no record has no path to update.  Directories always
+	 * go to the daemon: their renames move the paths beneath them. */
+	if (!S_ISDIR(src->st.st_mode) && fe_map_view_st(&src->st, &v) == 0)
 		return;
 	hint = fe_abspath(dirfd, path, pbuf, sizeof(pbuf));
 	if (!hint)

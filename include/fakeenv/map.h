@@ -1,0 +1,168 @@
+/*
+ * The shared read-only mapping of the record table: the daemon writes it,
+ * every process of the session reads it without a round trip (DESIGN.md,
+ * principle 5).  The daemon alone writes; readers never write.
+ *
+ * Layout.  Each slot array lives in its own memfd: a struct fe_map_arr
+ * header (64 bytes) followed by cap struct fe_slot.  A one-page "root"
+ * memfd (struct fe_map_root) names the arrays of the table right now: cur
+ * (takes every insert) and, while a rehash moves records, old.  Every memfd
+ * is sized once and sealed against shrinking and growing, so a reader's
+ * mapping can never fault.
+ *
+ * Seq protocol (root and every slot alike): seq is odd while the daemon
+ * writes, and grows by 2 with every write; the final store is a release.
+ * A reader loads seq (acquire), retries while odd, copies the fields
+ * (relaxed atomic loads), then an acquire fence and seq again: a change
+ * means a torn copy, and it retries.
+ *
+ * Finding a record: read root (seq r1), probe old then cur, read root seq
+ * again: if it is not r1 the arrays changed under the probe, and the
+ * lookup retries.  While root's seq stays r1, a slot is copied into cur
+ * before it is tombstoned in old (src/daemon/table.h), so probing old
+ * then cur never misses a record.  An array that leaves the table gets
+ * `superseded` set; its memfd stays valid for readers that map it.
+ *
+ * What a record shows: fe_rec_stale() and fe_rec_view() below, used by
+ * the daemon's GET and by the shim's reader, so that the two cannot
+ * drift.
+ */
+#ifndef FAKEENV_MAP_H
+#define FAKEENV_MAP_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/stat.h>
+
+#define FE_MAP_MAGIC_ROOT 0x746f6f52764e4546ull /* "FENvRoot" */
+#define FE_MAP_MAGIC_ARR  0x7272416d764e4546ull /* "FENvmArr" */
+#define FE_MAP_VERSION 1
+
+/* Root flags. */
+#define FE_MAP_UNKNOWN_REAL 0x1u /* files with no record show their real
+				    owner (fakeenvd --unknown-is-real) */
+
+/* Slot state. */
+#define FE_SLOT_USED 0x1u /* holds a record */
+#define FE_SLOT_TOMB 0x2u /* held one: probes go past it, inserts reuse it */
+/* Record flags, kept in the same word. */
+#define FE_REC_MODE_SET 0x4u /* permission bits are faked */
+#define FE_REC_DEV_SET  0x8u /* type and rdev are faked (a device whose real
+				file is a regular file) */
+#define FE_REC_FLAGS (FE_REC_MODE_SET | FE_REC_DEV_SET)
+
+/*
+ * One slot, 48 bytes.  seq is odd while the slot is being written and
+ * grows by 2 with every write (see above).
+ */
+struct fe_slot {
+	uint64_t dev;   /* key: st_dev */
+	uint64_t ino;   /* key: st_ino */
+	uint64_t rdev;  /* faked st_rdev, meaningful with FE_REC_DEV_SET */
+	uint32_t uid;   /* fake owner */
+	uint32_t gid;   /* fake group */
+	uint32_t mode;  /* type bits (the faked type with DEV_SET, else the
+			   real type when recorded) and permission bits
+			   (meaningful with MODE_SET) */
+	uint32_t path;  /* arena offset of the last known path, 0: none (the
+			   daemon's; meaningless to readers) */
+	uint32_t seq;   /* write sequence: odd while a write is in progress */
+	uint32_t flags; /* FE_SLOT_* | FE_REC_* */
+};
+_Static_assert(sizeof(struct fe_slot) == 48, "slot layout");
+
+/* The head of an array memfd; the slots follow it. */
+struct fe_map_arr {
+	uint64_t magic;      /* FE_MAP_MAGIC_ARR */
+	uint64_t id;         /* this array's id, never reused by a daemon */
+	uint64_t mask;       /* cap - 1; cap is a power of two */
+	uint32_t version;    /* FE_MAP_VERSION */
+	uint32_t superseded; /* 1 once the array left the table (atomic) */
+	uint64_t pad[4];     /* zero */
+	struct fe_slot slots[];
+};
+_Static_assert(sizeof(struct fe_map_arr) == 64, "array header layout");
+
+/* The root memfd: which arrays make the table now. */
+struct fe_map_root {
+	uint64_t magic;   /* FE_MAP_MAGIC_ROOT */
+	uint32_t version; /* FE_MAP_VERSION */
+	uint32_t seq;     /* odd while cur_id/old_id change, +2 per change */
+	uint64_t cur_id;  /* id of cur */
+	uint64_t old_id;  /* id of old, 0: no rehash in progress */
+	uint32_t flags;   /* FE_MAP_UNKNOWN_REAL; set before any client */
+	uint32_t pad32;   /* zero */
+	uint64_t ndev;    /* records with FE_REC_DEV_SET (atomic; not under
+			     seq): 0 lets readdir skip its lookups */
+	uint64_t pad[2];  /* zero */
+};
+_Static_assert(sizeof(struct fe_map_root) == 64, "root layout");
+
+/* Bytes of an array memfd of cap slots. */
+static inline uint64_t fe_map_arr_size(uint64_t cap)
+{
+	return sizeof(struct fe_map_arr) + cap * sizeof(struct fe_slot);
+}
+
+#define FE_MAP_PERM_BITS 07777u
+
+/*
+ * A record no longer describes the file at its key when the real type
+ * differs from the one recorded (a faked device is a regular file).  A
+ * faked device may also come back with its faked type: the shim fixes up
+ * glibc's fts entries in place, and fts_children then fts_read hand it
+ * the same entry twice.
+ */
+static inline bool fe_rec_stale(uint32_t rec_mode, uint32_t rec_flags,
+				uint32_t real_mode)
+{
+	uint32_t real_type = real_mode & S_IFMT;
+
+	if (rec_flags & FE_REC_DEV_SET)
+		return real_type != S_IFREG && real_type != (rec_mode & S_IFMT);
+	return (rec_mode & S_IFMT) != real_type;
+}
+
+/* What stat shows of a file: its record (if any) laid over the real
+ * values. */
+struct fe_view {
+	uint32_t uid;   /* effective uid */
+	uint32_t gid;   /* effective gid */
+	uint32_t mode;  /* effective st_mode, type bits included */
+	uint32_t dev;   /* true when type and rdev are faked */
+	uint64_t rdev;  /* effective st_rdev when dev, else 0 */
+};
+
+/*
+ * The view of a file with real st_mode/st_uid/st_gid real_*: rec (a live
+ * record, not stale; NULL: none) laid over them.  A file without a record
+ * shows 0:0, or its real owner when unknown_is_real.
+ */
+static inline void fe_rec_view(const struct fe_slot *rec, uint32_t real_mode,
+			       uint32_t real_uid, uint32_t real_gid,
+			       bool unknown_is_real, struct fe_view *v)
+{
+	uint32_t type, perm;
+
+	v->dev = 0;
+	v->rdev = 0;
+	if (!rec) {
+		v->uid = unknown_is_real ? real_uid : 0;
+		v->gid = unknown_is_real ? real_gid : 0;
+		v->mode = real_mode;
+		return;
+	}
+	v->uid = rec->uid;
+	v->gid = rec->gid;
+	type = (rec->flags & FE_REC_DEV_SET) ? rec->mode & S_IFMT :
+					       real_mode & S_IFMT;
+	perm = (rec->flags & FE_REC_MODE_SET) ? rec->mode & FE_MAP_PERM_BITS :
+						real_mode & FE_MAP_PERM_BITS;
+	v->mode = type | perm;
+	if (rec->flags & FE_REC_DEV_SET) {
+		v->dev = 1;
+		v->rdev = rec->rdev;
+	}
+}
+
+#endif

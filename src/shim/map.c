@@ -1,0 +1,176 @@
+/*
+ * The shared table, read in place: a stat asks no one when the mapping
+ * can tell (fakeenv/map.h has the layout and the seq protocol).  The
+ * memfds come from the daemon on first need (MAP); they are mapped
+ * read-only and never unmapped, so a pointer read here stays valid in
+ * every thread and signal handler, and after fork.  Mappings are only
+ * ever added, under conn.c's lock, by the process that owns the globals;
+ * a vfork child reads what its parent published and adds nothing.
+ */
+#include "shim.h"
+
+#include <stdatomic.h>
+#include <sys/mman.h>
+
+#include "common/mapread.h"
+#include "fakeenv/env.h"
+
+/* Arrays one process maps at most.  The table doubles as it grows, so
+ * this is reached only by a long-lived process in a session that also
+ * rebuilt its table many times (tombstone clean-ups); it then asks the
+ * daemon, as without a mapping. */
+#define MAP_MAX 24
+
+struct marr {
+	uint64_t id;		    /* the array's id */
+	const struct fe_map_arr *a; /* its mapping */
+};
+
+static struct marr marrs[MAP_MAX]; /* [0, marr_n) are published */
+static atomic_int marr_n;
+static _Atomic(const struct fe_map_root *) mroot;
+static atomic_int map_off; /* 1: this process asks the daemon instead */
+
+static const struct fe_map_arr *resolve(uint64_t id, void *ctx)
+{
+	int n = atomic_load_explicit(&marr_n, memory_order_acquire);
+
+	(void)ctx;
+	/* Newest first: cur is usually the last one mapped. */
+	while (n-- > 0)
+		if (marrs[n].id == id)
+			return marrs[n].a;
+	return NULL;
+}
+
+/* Map fd read-only if it is a sealed memfd of at least min bytes.
+ * Returns the mapping and its size in *size, or NULL. */
+static const void *map_fd(int fd, size_t min, size_t *size)
+{
+	struct stat st;
+	void *p;
+	int seals;
+
+	if (fe_sys_fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
+	    st.st_size < 0 || (size_t)st.st_size < min)
+		return NULL;
+	/* Without these seals the file could shrink under the mapping and
+	 * a stat would die of SIGBUS. */
+	seals = fcntl(fd, F_GET_SEALS);
+	if (seals < 0 || !(seals & F_SEAL_SHRINK))
+		return NULL;
+	p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_SHARED, fd, 0);
+	if (p == MAP_FAILED)
+		return NULL;
+	*size = (size_t)st.st_size;
+	return p;
+}
+
+/* fe_conn_map()'s install: map what the daemon sent.  Runs under the
+ * connection's lock with signals blocked.  Returns 0 or -EINVAL. */
+static int install(const int *fds, int n)
+{
+	const struct fe_map_root *root = atomic_load(&mroot);
+	size_t size;
+	int i = 0, k;
+
+	if (n < 2)
+		return -EINVAL;
+	if (!root) {
+		root = map_fd(fds[0], sizeof(*root), &size);
+		if (!root)
+			return -EINVAL;
+		if (root->magic != FE_MAP_MAGIC_ROOT ||
+		    root->version != FE_MAP_VERSION) {
+			munmap((void *)root, size);
+			return -EINVAL;
+		}
+	}
+	for (i = 1; i < n; i++) {
+		const struct fe_map_arr *a = map_fd(fds[i], sizeof(*a), &size);
+		uint64_t cap, id;
+		bool ok;
+
+		if (!a)
+			return -EINVAL;
+		id = a->id;
+		cap = a->mask + 1;
+		ok = a->magic == FE_MAP_MAGIC_ARR &&
+		     a->version == FE_MAP_VERSION && (cap & a->mask) == 0 &&
+		     cap <= size / sizeof(struct fe_slot) &&
+		     fe_map_arr_size(cap) <= size;
+		if (!ok || resolve(id, NULL)) {
+			/* Mapped already (old during a rehash), or bad. */
+			munmap((void *)a, size);
+			if (ok)
+				continue;
+			return -EINVAL;
+		}
+		k = atomic_load(&marr_n);
+		if (k == MAP_MAX) {
+			munmap((void *)a, size);
+			return -EINVAL;
+		}
+		marrs[k].id = a->id;
+		marrs[k].a = a;
+		atomic_store_explicit(&marr_n, k + 1, memory_order_release);
+	}
+	atomic_store_explicit(&mroot, root, memory_order_release);
+	return 0;
+}
+
+/* Ask the daemon for its memfds.  Returns 0, or -1 when this process
+ * goes without the mapping (for good, unless it is a vfork child). */
+static int fetch(void)
+{
+	const char *off = fe_env_initial(FE_ENV_NO_MAP);
+	int r;
+
+	if (off && off[0] == '1')
+		r = -EINVAL;
+	else
+		r = fe_conn_map(install);
+	if (r == 0)
+		return 0;
+	if (r != -ESRCH)
+		atomic_store(&map_off, 1);
+	return -1;
+}
+
+int fe_map_view(uint64_t dev, uint64_t ino, uint32_t real_mode,
+		uint32_t real_uid, uint32_t real_gid, struct fe_view *v)
+{
+	const struct fe_map_root *root;
+	struct fe_slot rec;
+	int r = -ENOENT;
+
+	if (atomic_load_explicit(&map_off, memory_order_relaxed))
+		return -1;
+	root = atomic_load_explicit(&mroot, memory_order_acquire);
+	for (int attempt = 0; attempt < 2 && r == -ENOENT; attempt++) {
+		if ((!root || attempt > 0) && fetch() < 0)
+			return -1;
+		root = atomic_load_explicit(&mroot, memory_order_acquire);
+		r = fe_map_lookup(root, resolve, NULL, dev, ino, &rec);
+	}
+	if (r < 0)
+		return -1;
+	if (r == 1 && fe_rec_stale(rec.mode, rec.flags, real_mode))
+		return -1;
+	fe_rec_view(r ? &rec : NULL, real_mode, real_uid, real_gid,
+		    (root->flags & FE_MAP_UNKNOWN_REAL) != 0, v);
+	return r;
+}
+
+bool fe_map_has_dev(void)
+{
+	const struct fe_map_root *root;
+
+	if (atomic_load_explicit(&map_off, memory_order_relaxed))
+		return false;
+	root = atomic_load_explicit(&mroot, memory_order_acquire);
+	if (!root && (fetch() < 0 || !(root = atomic_load_explicit(
+					   &mroot, memory_order_acquire))))
+		return false;
+	return __atomic_load_n(&root->ndev, __ATOMIC_RELAXED) != 0;
+}

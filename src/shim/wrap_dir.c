@@ -1,0 +1,68 @@
+/*
+ * Directory entries: a faked device is a regular file for real, and
+ * readdir says DT_REG; find -type c and other d_type users would miss
+ * it.  An entry that says DT_REG is looked up in the shared table by
+ * (st_dev of the directory, d_ino) and given the faked type.  Only while
+ * the table holds a device record at all (root's ndev), so a session
+ * without faked devices pays one load per entry; with some, one fstat of
+ * the directory per regular entry (a cached st_dev could belong to a DIR
+ * closed and reopened at the same address on another filesystem).
+ * Without the mapping (FAKEENV_NO_MAP=1) entries keep their real type.
+ */
+#include "shim.h"
+
+#include <dirent.h>
+
+/* The d_type to report for a regular-file entry of dir with inode ino,
+ * once the table is known to hold devices.  errno untouched. */
+static unsigned char dtype_of(DIR *dir, uint64_t ino, unsigned char real)
+{
+	struct fe_view v;
+	struct stat st;
+
+	if (fe_sys_fstat(dirfd(dir), &st) < 0)
+		return real;
+	if (fe_map_view(st.st_dev, ino, S_IFREG, 0, 0, &v) == 1 && v.dev)
+		return (unsigned char)IFTODT(v.mode & S_IFMT);
+	return real;
+}
+
+struct dirent *readdir(DIR *dir)
+{
+	struct dirent *e = REAL_PTR(readdir, dir);
+
+	if (e && e->d_type == DT_REG && fe_faking() && fe_map_has_dev())
+		e->d_type = dtype_of(dir, e->d_ino, e->d_type);
+	return e;
+}
+
+struct dirent64 *readdir64(DIR *dir)
+{
+	struct dirent64 *e = REAL_PTR(readdir64, dir);
+
+	if (e && e->d_type == DT_REG && fe_faking() && fe_map_has_dev())
+		e->d_type = dtype_of(dir, e->d_ino, e->d_type);
+	return e;
+}
+
+int readdir_r(DIR *dir, struct dirent *entry, struct dirent **result)
+{
+	int r = REAL(readdir_r, dir, entry, result);
+
+	if (r == 0 && *result && (*result)->d_type == DT_REG && fe_faking() &&
+	    fe_map_has_dev())
+		(*result)->d_type =
+		    dtype_of(dir, (*result)->d_ino, (*result)->d_type);
+	return r;
+}
+
+int readdir64_r(DIR *dir, struct dirent64 *entry, struct dirent64 **result)
+{
+	int r = REAL(readdir64_r, dir, entry, result);
+
+	if (r == 0 && *result && (*result)->d_type == DT_REG && fe_faking() &&
+	    fe_map_has_dev())
+		(*result)->d_type =
+		    dtype_of(dir, (*result)->d_ino, (*result)->d_type);
+	return r;
+}
