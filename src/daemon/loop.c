@@ -7,6 +7,7 @@
 #include "loop.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -652,6 +653,27 @@ static int run(struct loop *lp)
 	return 0;
 }
 
+/* A daemon that outlives its launcher must not hold the launcher's
+ * stderr: `x=$(fakeenv --state D -- cmd 2>&1)` would wait for us.  What
+ * the user must see at start (a refused journal, what the load dropped)
+ * has been said by now. */
+static void redirect_stderr(const char *path)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC |
+				    O_NOFOLLOW,
+		      0600);
+
+	if (fd < 0) {
+		fe_log("daemon: cannot open %s: %s; messages go to stderr",
+		       path, fe_strerror(errno));
+		return;
+	}
+	if (dup2(fd, STDERR_FILENO) < 0)
+		fe_log("daemon: cannot log to %s: %s", path,
+		       fe_strerror(errno));
+	close(fd);
+}
+
 /* Leave: no new client may reach us (the path goes first, so that a
  * launcher arriving now starts a new daemon instead of joining one that
  * is leaving), then the last journal, then the clients. */
@@ -718,6 +740,8 @@ int fe_loop_run(const struct fe_loop_cfg *cfg)
 				      !lp->load.dropped && !lp->load.rekeyed;
 		}
 	}
+	if (cfg->log)
+		redirect_stderr(cfg->log);
 	lp->saved_changes = lp->srv.changes;
 	lp->ckpt_ms = now_ms();
 	lp->deadline_ms = now_ms() + FE_LOOP_FIRST_CLIENT_SEC * 1000LL;

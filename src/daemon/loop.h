@@ -26,6 +26,8 @@ struct fe_loop_cfg {
 	unsigned linger;      /* seconds to stay after the last client */
 	unsigned interval;    /* checkpoint this often while there are unsaved
 				 changes; 0: only when asked and at exit */
+	const char *log;      /* once the journal is loaded, stderr goes
+				 here (appended), or NULL to keep it */
 };
 
 /*

@@ -127,7 +127,7 @@ static void remove_stale_temps(const char *dir)
 
 int main(int argc, char **argv)
 {
-	static char sock[PATH_MAX], journal[PATH_MAX];
+	static char sock[PATH_MAX], journal[PATH_MAX], log[PATH_MAX];
 	struct fe_loop_cfg cfg = { .linger = 0 };
 	const char *dir = NULL, *state = NULL;
 	const char *end;
@@ -178,6 +178,9 @@ int main(int argc, char **argv)
 				    dir);
 		cfg.load = cfg.save = journal;
 		cfg.load_optional = true;
+		if ((size_t)fe_fmt(log, sizeof(log), "%s/log", dir) <
+		    sizeof(log) - 1)
+			cfg.log = log;
 	}
 	if (!*dir || (size_t)fe_fmt(sock, sizeof(sock), "%s/sock", dir) >=
 			     sizeof(sock) - 1)

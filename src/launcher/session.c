@@ -494,9 +494,19 @@ int fe_sess_restart(struct fe_sess *s, const char *daemon,
 
 	close(s->ctl);
 	s->ctl = -1;
-	if (s->daemon > 0 && waitpid(s->daemon, &wst, WNOHANG) == s->daemon) {
-		describe_status(how, sizeof(how), wst);
-		s->daemon = 0;
+	/* Our child closes its end as it exits, a moment before it can be
+	 * reaped: wait for that moment, a bounded while. */
+	for (int i = 0; s->daemon > 0 && i < 100; i++) {
+		pid_t p = waitpid(s->daemon, &wst, WNOHANG);
+
+		if (p == s->daemon) {
+			describe_status(how, sizeof(how), wst);
+			s->daemon = 0;
+		} else if (p < 0 && errno != EINTR) {
+			break;
+		} else {
+			usleep(10000);
+		}
 	}
 	free(s->dir);
 	free(s->sock);

@@ -246,6 +246,10 @@ void fe_conn_prepare(void)
 	struct stat st;
 	int saved = errno, fd;
 
+	/* The shared table too, while mmap and recvmsg are still allowed:
+	 * stats stay free of round trips under the filter. */
+	fe_map_prefetch();
+
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
 	fe_depth++;
@@ -362,6 +366,12 @@ int fe_conn_map(int (*install)(const int *fds, int n))
 	if (conn_owner != pid) {
 		/* A vfork child or a raw clone: the globals are not ours. */
 		r = -ESRCH;
+		goto out_unlock;
+	}
+	if (plain_io) {
+		/* Under a seccomp filter: sendmsg, recvmsg and mmap may
+		 * kill us.  Stats ask with GET from now on. */
+		r = -ENOSYS;
 		goto out_unlock;
 	}
 	for (int attempt = 0; attempt < 2; attempt++) {

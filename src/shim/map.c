@@ -137,6 +137,12 @@ static int fetch(void)
 	return -1;
 }
 
+void fe_map_prefetch(void)
+{
+	if (!atomic_load(&map_off) && !atomic_load(&mroot))
+		(void)fetch();
+}
+
 int fe_map_view(uint64_t dev, uint64_t ino, uint32_t real_mode,
 		uint32_t real_uid, uint32_t real_gid, struct fe_view *v)
 {

@@ -132,9 +132,9 @@ const char *fe_env_initial(const char *name);
  * handlers, fork children and vfork children; errno untouched. */
 int fe_conn_call(struct fe_req *req, const char *tail, struct fe_rep *rep);
 
-/* Open the connection now if this process has none, so that a program
- * about to forbid socket(2) and connect(2) to itself (a seccomp filter)
- * keeps its session; from now on the round trip needs only writev, read,
+/* Open the connection (and map the shared table) now if this process has
+ * none, so that a program about to forbid socket(2), connect(2) and
+ * mmap(2) to itself (a seccomp filter) keeps its session; from now on the round trip needs only writev, read,
  * fstat, getpid and rt_sigprocmask.  Failure is silent: the next call
  * reports. */
 void fe_conn_prepare(void);
@@ -164,6 +164,10 @@ int fe_conn_map(int (*install)(const int *fds, int n));
  */
 int fe_map_view(uint64_t dev, uint64_t ino, uint32_t real_mode,
 		uint32_t real_uid, uint32_t real_gid, struct fe_view *v);
+
+/* Map the shared table now if this process has not yet (before a seccomp
+ * filter forbids mmap and recvmsg).  errno untouched. */
+void fe_map_prefetch(void);
 
 /* True when the shared table holds a faked device at all (false without
  * the mapping).  Async-signal-safe; errno untouched. */

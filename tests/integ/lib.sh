@@ -262,7 +262,9 @@ _cleanup() {
 	local rc=$? p
 	trap '' INT TERM HUP PIPE
 	# Whatever a failed test left running as the test user in our dir.
+	# (Run as the test user itself, this script is one of them.)
 	for p in $(pgrep -u "$TUID"); do
+		[ "$p" = $$ ] && continue
 		_mine "$p" && kill -9 "$p" 2>/dev/null
 	done
 	cd /
