@@ -404,4 +404,43 @@ else
 	check_eq "extracted devices: find -type c and -type b find them" "$out" "$want"
 fi
 
+# --- Yocto-style: one persistent state per recipe ---------------------------
+#
+# do_install and do_package run as separate sessions of one FAKEENV_STATE
+# directory; after do_install a checkpoint puts the state on disk, then
+# the daemon is killed with SIGKILL (a build machine's crash): do_package
+# starts a new daemon, which loads the journal, and packs the image with
+# its owners, set-id bits and device.  A fresh session without the state
+# packs the same files as plain root-owned files: the state is what
+# carries them.
+Y=$T/recipe-state
+yocto() { as_user env FAKEENV_STATE="$Y" "$FE" "$@"; }
+yocto --linger 60 -- sh -c '
+	umask 022
+	mkdir -p image/usr/bin image/dev image/var/spool
+	echo x >image/usr/bin/at && chown 1:1 image/usr/bin/at && chmod 6755 image/usr/bin/at
+	mknod -m 0620 image/dev/tty1 c 4 1 && chown 0:5 image/dev/tty1
+	chown 1:1 image/var/spool && chmod 1770 image/var/spool
+' >"$T/yocto.err" 2>&1
+check_eq "do_install in FAKEENV_STATE's session" "$?:$(cat "$T/yocto.err")" "0:"
+check_match "fakeenv checkpoint writes the recipe's journal" \
+	"$(yocto checkpoint 2>&1)" "^checkpoint: [0-9]+ records, [0-9]+ bytes$"
+pids=$(session_pids "$DAEMON")
+check_ne "the recipe's daemon lingers after do_install" "$pids" ""
+for p in $pids; do kill -9 "$p"; done
+wait_until 10 no_procs "$DAEMON"
+check_cmd "the recipe's daemon is gone" no_procs "$DAEMON"
+yocto --linger 0 -- tar --numeric-owner -cf image.tar image >"$T/yocto.err" 2>&1
+check_eq "do_package in a new daemon of the same state" "$?:$(cat "$T/yocto.err")" "0:"
+check_eq "the image's tarball holds what do_install made" \
+	"$(norm_gnutar image.tar | grep -v ' dir 755 0:0$')" \
+"image/dev/tty1 char 620 0:5 4,1
+image/usr/bin/at file 6755 1:1
+image/var/spool dir 1770 1:1"
+check_eq "without the state, the same files are plain root files" \
+	"$(fe tar --numeric-owner -cf - image 2>&1 | norm_gnutar /dev/stdin | grep -v ' dir 755 0:0$')" \
+"image/dev/tty1 file 620 0:0
+image/usr/bin/at file 755 0:0
+image/var/spool dir 770 0:0"
+
 done_testing
