@@ -81,10 +81,14 @@ want_hello="./ drwxr-xr-x 0/0
 # there as the test user; the .deb lands in DIR.
 build() {
 	local dir=$1 rootcmd=$2 pre=${3:-}
+	build_with "$dir" env PATH="$pre$PATH" dpkg-buildpackage -r"$rootcmd" -us -uc -b
+}
+
+# build_with DIR CMD...: the same with any build command.
+build_with() {
+	local dir=$1; shift
 	as_user mkdir -p "$dir" && as_user cp -R "$data" "$dir/" || return 1
-	(cd "$dir/hello-fakeenv" &&
-		as_user env PATH="$pre$PATH" dpkg-buildpackage -r"$rootcmd" -us -uc -b \
-			>"$dir/log" 2>&1)
+	(cd "$dir/hello-fakeenv" && as_user "$@" >"$dir/log" 2>&1)
 }
 
 if ! command -v dpkg-buildpackage >/dev/null || ! command -v dh >/dev/null; then
@@ -115,6 +119,19 @@ else
 			"$(deb_list "$deb")" "$(deb_list "$W/fr/hello-fakeenv_1.0_all.deb" 2>&1)"
 	else
 		ok "-rfakeenv and -rfakeroot build the same listing # SKIP fakeroot is not installed"
+	fi
+
+	# debuild clears PATH (unless -ePATH): give it the launcher's full path.
+	# It clears LD_PRELOAD too, which the sanitizer flavour's launcher needs.
+	if command -v debuild >/dev/null; then
+		build_with "$W/db" debuild ${SAN_PRE:+-eLD_PRELOAD -eASAN_OPTIONS} --no-lintian --rootcmd="$FE" -us -uc -b
+		rc=$?
+		check_eq "debuild --rootcmd=$FE -us -uc -b succeeds" "$rc" 0
+		[ "$rc" = 0 ] || tail -20 "$W/db/log" | sed 's/^/# /'
+		check_eq "the .deb built by debuild --rootcmd=fakeenv holds what debian/rules asks for" \
+			"$(deb_list "$W/db/hello-fakeenv_1.0_all.deb" 2>&1)" "$want_hello"
+	else
+		ok "debuild --rootcmd=fakeenv # SKIP debuild is not installed (devscripts)"
 	fi
 fi
 
