@@ -53,7 +53,7 @@ UNITS    := $(patsubst tests/unit/%.c,$(BUILD)/tests/unit/%,$(UNIT_SRC))
 HELPERS  := $(patsubst tests/integ/helpers/%.c,$(BUILD)/tests/helpers/%,$(HELPER_SRC))
 BENCHES  := $(patsubst bench/%.c,$(BUILD)/bench/%,$(BENCH_SRC))
 
-.PHONY: all test unit integ asan valgrind bench demo install uninstall clean check-exports \
+.PHONY: all test unit integ asan valgrind bench bench-journal demo install uninstall clean check-exports \
 	fuzz fuzz-cc
 
 all: $(SHIM) $(DAEMON) $(LAUNCHER) $(UNITS) $(HELPERS) $(BENCHES)
@@ -130,8 +130,14 @@ asan:
 valgrind: all
 	@FAKEENV_VALGRIND=1 $(RUN_TESTS)
 
+# The workloads side by side with native (and fakeroot and pseudo), then
+# the state at scale (memory per record, checkpoint, load).
 bench: all
 	@FAKEENV_BUILD=$(BUILD) bench/run
+	@FAKEENV_BUILD=$(BUILD) bench/journal
+
+bench-journal: all
+	@FAKEENV_BUILD=$(BUILD) bench/journal
 
 # libFuzzer targets, clang only, in their own build-fuzz/ (never part of
 # `make test`): the journal reader and the daemon's request decoder, each
