@@ -36,8 +36,7 @@ bool fe_jnl_rec_seen(const struct fe_jnl_rec *r, const struct fe_jnl_seen *s,
 	return true;
 }
 
-bool fe_jnl_rec_locate(const struct fe_jnl_rec *r, uint64_t *dev,
-		       uint64_t *ino)
+bool fe_jnl_rec_locate(const struct fe_jnl_rec *r, uint64_t *dev, uint64_t *ino)
 {
 	struct fe_jnl_seen s;
 	struct statx stx;
@@ -48,12 +47,12 @@ bool fe_jnl_rec_locate(const struct fe_jnl_rec *r, uint64_t *dev,
 		  STATX_TYPE | STATX_INO | STATX_BTIME, &stx) < 0)
 		return false;
 	s = (struct fe_jnl_seen){
-		.dev = makedev(stx.stx_dev_major, stx.stx_dev_minor),
-		.ino = stx.stx_ino,
-		.mode = stx.stx_mode,
-		.has_btime = (stx.stx_mask & STATX_BTIME) != 0,
-		.btime_sec = stx.stx_btime.tv_sec,
-		.btime_nsec = stx.stx_btime.tv_nsec,
+	    .dev = makedev(stx.stx_dev_major, stx.stx_dev_minor),
+	    .ino = stx.stx_ino,
+	    .mode = stx.stx_mode,
+	    .has_btime = (stx.stx_mask & STATX_BTIME) != 0,
+	    .btime_sec = stx.stx_btime.tv_sec,
+	    .btime_nsec = stx.stx_btime.tv_nsec,
 	};
 	return fe_jnl_rec_seen(r, &s, dev, ino);
 }

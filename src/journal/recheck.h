@@ -14,11 +14,11 @@
 
 /* What is at a record's stored path now (from statx or lstat). */
 struct fe_jnl_seen {
-	uint64_t dev;       /* st_dev, glibc makedev encoding */
-	uint64_t ino;       /* st_ino */
-	uint32_t mode;      /* st_mode: only the type bits are used */
-	bool has_btime;     /* the filesystem told the birth time */
-	int64_t btime_sec;  /* birth time, with has_btime */
+	uint64_t dev;	   /* st_dev, glibc makedev encoding */
+	uint64_t ino;	   /* st_ino */
+	uint32_t mode;	   /* st_mode: only the type bits are used */
+	bool has_btime;	   /* the filesystem told the birth time */
+	int64_t btime_sec; /* birth time, with has_btime */
 	uint32_t btime_nsec;
 };
 

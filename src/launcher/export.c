@@ -32,28 +32,28 @@
 
 typedef unsigned long long ull;
 
-#define USAGE                                                              \
-	"Usage: fakeenv export --format mtree|devtable|squashfs-pseudo\n"  \
-	"         [--state DIR | -i FILE] [-u] [--mtime SECONDS] [-o OUT] " \
+#define USAGE                                                                  \
+	"Usage: fakeenv export --format mtree|devtable|squashfs-pseudo\n"      \
+	"         [--state DIR | -i FILE] [-u] [--mtime SECONDS] [-o OUT] "    \
 	"[ROOT]\n"
 
 enum fmt { FMT_MTREE, FMT_DEVTABLE, FMT_PSEUDO };
 
 static const char *const fmt_names[] = {
-	[FMT_MTREE] = "mtree",
-	[FMT_DEVTABLE] = "devtable",
-	[FMT_PSEUDO] = "squashfs-pseudo",
+    [FMT_MTREE] = "mtree",
+    [FMT_DEVTABLE] = "devtable",
+    [FMT_PSEUDO] = "squashfs-pseudo",
 };
 
 struct xopts {
 	enum fmt fmt;
-	const char *state;  /* --state DIR or $FAKEENV_STATE, or NULL */
-	const char *load;   /* -i FILE, or NULL */
-	const char *out;    /* -o OUT, or NULL for stdout */
-	const char *root;   /* ROOT, default "." */
-	bool unknown_real;  /* -u: unrecorded files keep their real owner */
-	bool clamp;         /* --mtime or SOURCE_DATE_EPOCH given */
-	int64_t mtime;      /* with clamp: no time later than this */
+	const char *state; /* --state DIR or $FAKEENV_STATE, or NULL */
+	const char *load;  /* -i FILE, or NULL */
+	const char *out;   /* -o OUT, or NULL for stdout */
+	const char *root;  /* ROOT, default "." */
+	bool unknown_real; /* -u: unrecorded files keep their real owner */
+	bool clamp;	   /* --mtime or SOURCE_DATE_EPOCH given */
+	int64_t mtime;	   /* with clamp: no time later than this */
 };
 
 /* The records, keyed by (dev, ino) as the daemon would key them after a
@@ -61,22 +61,22 @@ struct xopts {
  * full.  A slot holds a record's index + 1 (0: empty). */
 struct recmap {
 	const struct fe_jnl_view *v;
-	uint64_t *dev;  /* the key of each slot */
+	uint64_t *dev; /* the key of each slot */
 	uint64_t *ino;
-	uint64_t *idx;  /* record index + 1, 0 for an empty slot */
-	size_t mask;    /* slots - 1 */
+	uint64_t *idx; /* record index + 1, 0 for an empty slot */
+	size_t mask;   /* slots - 1 */
 };
 
 /* One entry of ROOT as a session shows it. */
 struct entry {
-	const char *rel;     /* path relative to ROOT, "" for ROOT itself */
-	const char *path;    /* path as walked: ROOT as given, then rel */
+	const char *rel;       /* path relative to ROOT, "" for ROOT itself */
+	const char *path;      /* path as walked: ROOT as given, then rel */
 	const struct stat *st; /* the real lstat */
 	uint32_t uid;
 	uint32_t gid;
-	uint32_t mode;       /* type and permission bits */
-	uint64_t rdev;       /* st_rdev shown (faked for a faked device) */
-	int64_t mtime;       /* seconds, clamped */
+	uint32_t mode; /* type and permission bits */
+	uint64_t rdev; /* st_rdev shown (faked for a faked device) */
+	int64_t mtime; /* seconds, clamped */
 	long mtime_ns;
 };
 
@@ -90,29 +90,32 @@ static int usage(const char *fmt, const char *arg)
 
 static int help(void)
 {
-	fputs(USAGE
-	      "Print the files under ROOT (default: the current directory) with\n"
-	      "the owners, modes and device nodes a session shows, read from a\n"
-	      "journal, for image builders that run without fakeenv.\n\n"
-	      "  --format mtree            libarchive's mtree: every entry, for\n"
-	      "                            `bsdtar -cf OUT.tar @MANIFEST`\n"
-	      "  --format devtable         genext2fs -D / makedevs device table: the\n"
-	      "                            entries that differ from the real files\n"
-	      "  --format squashfs-pseudo  mksquashfs -pf pseudo definitions: the\n"
-	      "                            entries that differ from the real files\n"
-	      "  --state DIR       the journal of a --state directory (a running\n"
-	      "                    daemon is asked for a checkpoint first);\n"
-	      "                    default $FAKEENV_STATE\n"
-	      "  -i, --load FILE   a journal written with -s FILE\n"
-	      "  -u, --unknown-is-real  files without a record keep their real\n"
-	      "                    owner (default 0:0, as in a session)\n"
-	      "  --mtime SECONDS   no time later than SECONDS (default\n"
-	      "                    $SOURCE_DATE_EPOCH when set)\n"
-	      "  -o, --output OUT  write to OUT instead of standard output\n"
-	      "  -h, --help        show this help and exit\n\n"
-	      "Exit status: 0; 2 for a usage error; 125 when the journal is\n"
-	      "missing, unreadable or refused, or ROOT cannot be walked.\n",
-	      stdout);
+	fputs(
+	    USAGE
+	    "Print the files under ROOT (default: the current directory)\n"
+	    "with the owners, modes and device nodes a session shows, read\n"
+	    "from a journal, for image builders that run without fakeenv.\n"
+	    "\n"
+	    "  --format FORMAT  mtree: every entry, for bsdtar -cf OUT @FILE;\n"
+	    "                   devtable: a genext2fs -D / makedevs table,\n"
+	    "                   squashfs-pseudo: mksquashfs -pf definitions,\n"
+	    "                   both of the entries that differ from the\n"
+	    "                   real files\n"
+	    "  --state DIR      the journal of a --state directory (a\n"
+	    "                   running daemon writes it first); default\n"
+	    "                   $FAKEENV_STATE\n"
+	    "  -i, --load FILE  a journal written with -s FILE\n"
+	    "  -u, --unknown-is-real\n"
+	    "                   files without a record keep their real\n"
+	    "                   owner (default 0:0, as in a session)\n"
+	    "  --mtime SECONDS  no time later than SECONDS (default\n"
+	    "                   $SOURCE_DATE_EPOCH when set)\n"
+	    "  -o, --output OUT write to OUT, not standard output\n"
+	    "  -h, --help       show this help and exit\n"
+	    "\n"
+	    "Exit status: 0; 2 for a usage error; 125 when the journal is\n"
+	    "missing, unreadable or refused, or ROOT cannot be walked.\n",
+	    stdout);
 	return 0;
 }
 
@@ -153,8 +156,8 @@ static bool lock_held(const char *dir)
 /* One CHECKPOINT request to the daemon at sock.  0 or -errno. */
 static int checkpoint(const char *sock)
 {
-	struct fe_req req = { .op = FE_OP_CHECKPOINT,
-			      .version = FE_PROTO_VERSION };
+	struct fe_req req = {.op = FE_OP_CHECKPOINT,
+			     .version = FE_PROTO_VERSION};
 	struct fe_rep rep;
 	struct fe_sess s;
 	int r = fe_sess_connect(&s, sock);
@@ -193,7 +196,7 @@ static void sync_state(const char *dir)
 			die("export: the daemon of %s holds its lock but does "
 			    "not answer",
 			    dir);
-		nanosleep(&(struct timespec){ 0, 50 * 1000 * 1000 }, NULL);
+		nanosleep(&(struct timespec){0, 50 * 1000 * 1000}, NULL);
 	}
 	free(sock);
 }
@@ -328,8 +331,8 @@ static void view_of(const struct recmap *m, const struct xopts *o,
 	}
 	e->mtime = st->st_mtim.tv_sec;
 	e->mtime_ns = st->st_mtim.tv_nsec;
-	if (o->clamp && (e->mtime > o->mtime ||
-			 (e->mtime == o->mtime && e->mtime_ns))) {
+	if (o->clamp &&
+	    (e->mtime > o->mtime || (e->mtime == o->mtime && e->mtime_ns))) {
 		e->mtime = o->mtime;
 		e->mtime_ns = 0;
 	}
@@ -510,9 +513,9 @@ static int put_devtable(FILE *f, const struct entry *e)
 	default:
 		skipped(f, e, "devtable",
 			S_ISLNK(e->mode)
-				? "a symlink, whose owner a device table "
-				  "cannot set"
-				: "a socket, which a device table cannot make");
+			    ? "a symlink, whose owner a device table "
+			      "cannot set"
+			    : "a socket, which a device table cannot make");
 		return 0;
 	}
 	if (inexpressible(e->rel, true)) {
@@ -543,8 +546,9 @@ static int put_pseudo(FILE *f, const struct entry *e)
 	if (!*e->rel) {
 		/* mksquashfs takes no pseudo definition of the root; it has
 		 * options for it instead. */
-		fprintf(f, "# the root: -root-mode %04o -root-uid %u "
-			   "-root-gid %u\n",
+		fprintf(f,
+			"# the root: -root-mode %04o -root-uid %u "
+			"-root-gid %u\n",
 			e->mode & 07777, e->uid, e->gid);
 		return 0;
 	}
@@ -587,7 +591,7 @@ static void header(FILE *f, const struct xopts *o)
 /* Walk ROOT and print every entry.  Returns 0, or -1 after a message. */
 static int walk(FILE *f, const struct recmap *m, const struct xopts *o)
 {
-	char *paths[] = { (char *)o->root, NULL };
+	char *paths[] = {(char *)o->root, NULL};
 	size_t rl = strlen(o->root);
 	size_t base = rl && o->root[rl - 1] == '/' ? rl : rl + 1;
 	FTS *fts;
@@ -634,9 +638,9 @@ static int walk(FILE *f, const struct recmap *m, const struct xopts *o)
 			continue;
 		}
 		e = (struct entry){
-			.rel = p->fts_level ? p->fts_path + base : "",
-			.path = p->fts_path,
-			.st = p->fts_statp,
+		    .rel = p->fts_level ? p->fts_path + base : "",
+		    .path = p->fts_path,
+		    .st = p->fts_statp,
 		};
 		view_of(m, o, &e);
 		switch (o->fmt) {
@@ -661,14 +665,14 @@ static int parse(int argc, char **argv, struct xopts *o)
 {
 	enum { OPT_FORMAT = 256, OPT_STATE, OPT_MTIME };
 	static const struct option longs[] = {
-		{ "format", required_argument, NULL, OPT_FORMAT },
-		{ "state", required_argument, NULL, OPT_STATE },
-		{ "load", required_argument, NULL, 'i' },
-		{ "mtime", required_argument, NULL, OPT_MTIME },
-		{ "output", required_argument, NULL, 'o' },
-		{ "unknown-is-real", no_argument, NULL, 'u' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+	    {"format", required_argument, NULL, OPT_FORMAT},
+	    {"state", required_argument, NULL, OPT_STATE},
+	    {"load", required_argument, NULL, 'i'},
+	    {"mtime", required_argument, NULL, OPT_MTIME},
+	    {"output", required_argument, NULL, 'o'},
+	    {"unknown-is-real", no_argument, NULL, 'u'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
 	};
 	const char *fmt = NULL, *sde;
 	int c;
@@ -751,7 +755,7 @@ static int parse(int argc, char **argv, struct xopts *o)
 
 int fe_export_main(int argc, char **argv)
 {
-	struct xopts o = { 0 };
+	struct xopts o = {0};
 	struct fe_jnl_view v;
 	struct recmap m;
 	unsigned char *buf;

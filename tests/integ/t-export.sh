@@ -77,6 +77,9 @@ if have bsdtar; then
 	else
 		fail "tar in a session and bsdtar from the mtree agree" "$(cat d.list)"
 	fi
+	as_user tar --sort=name --mtime=@1000000000 -cf n.tar -C rootfs .
+	tar --numeric-owner -tvvf n.tar >n.list 2>&1
+	check_ne "natively the listing differs" "$(cat n.list)" "$(cat a.list)"
 	check_eq "the listing is the faked one" "$(grep -c ' 0/5 *5,1 .*dev/console$' b.list)" 1
 	check_eq "contents came through" "$(bsdtar -xOf b.tar ./bin/su)" "hello"
 	check_match "the hard link is a hard link" "$(grep 'su-hard' b.list)" '^h.* link to \./bin/su$'

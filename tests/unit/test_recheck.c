@@ -29,16 +29,23 @@ static void test_type(void)
 
 static void test_seen(void)
 {
-	struct fe_jnl_rec r = { .dev = 10, .ino = 20, .mode = S_IFREG | 0644,
-				.btime_sec = 5, .btime_nsec = 6, .path = "/x",
-				.path_len = 2 };
-	struct fe_jnl_seen s = { .dev = 10, .ino = 20, .mode = S_IFREG,
-				 .has_btime = true, .btime_sec = 5,
-				 .btime_nsec = 6 };
+	struct fe_jnl_rec r = {.dev = 10,
+			       .ino = 20,
+			       .mode = S_IFREG | 0644,
+			       .btime_sec = 5,
+			       .btime_nsec = 6,
+			       .path = "/x",
+			       .path_len = 2};
+	struct fe_jnl_seen s = {.dev = 10,
+				.ino = 20,
+				.mode = S_IFREG,
+				.has_btime = true,
+				.btime_sec = 5,
+				.btime_nsec = 6};
 	uint64_t dev = 0, ino = 0;
 
-	CHECK("same file kept", fe_jnl_rec_seen(&r, &s, &dev, &ino) &&
-					dev == 10 && ino == 20);
+	CHECK("same file kept",
+	      fe_jnl_rec_seen(&r, &s, &dev, &ino) && dev == 10 && ino == 20);
 	s.ino = 21;
 	CHECK("same dev, other inode: dropped",
 	      !fe_jnl_rec_seen(&r, &s, &dev, &ino));
@@ -56,8 +63,8 @@ static void test_seen(void)
 	      fe_jnl_rec_seen(&r, &s, &dev, &ino));
 	s.dev = 11;
 	s.ino = 99;
-	CHECK("other dev: re-keyed", fe_jnl_rec_seen(&r, &s, &dev, &ino) &&
-					 dev == 11 && ino == 99);
+	CHECK("other dev: re-keyed",
+	      fe_jnl_rec_seen(&r, &s, &dev, &ino) && dev == 11 && ino == 99);
 	s.mode = S_IFDIR;
 	CHECK("other dev, other type: dropped",
 	      !fe_jnl_rec_seen(&r, &s, &dev, &ino));
@@ -66,7 +73,7 @@ static void test_seen(void)
 static void test_locate(void)
 {
 	char path[] = "/tmp/fe-recheck-XXXXXX";
-	struct fe_jnl_rec r = { .mode = S_IFREG | 0644 };
+	struct fe_jnl_rec r = {.mode = S_IFREG | 0644};
 	uint64_t dev, ino;
 	struct stat st;
 	int fd = mkstemp(path);
@@ -76,9 +83,9 @@ static void test_locate(void)
 	r.ino = st.st_ino;
 	r.path = path;
 	r.path_len = strlen(path);
-	CHECK("locate: the file itself",
-	      fe_jnl_rec_locate(&r, &dev, &ino) && dev == st.st_dev &&
-		      ino == st.st_ino);
+	CHECK("locate: the file itself", fe_jnl_rec_locate(&r, &dev, &ino) &&
+					     dev == st.st_dev &&
+					     ino == st.st_ino);
 	r.path = "tmp/relative";
 	r.path_len = strlen(r.path);
 	CHECK("locate: a relative path is no path",
