@@ -598,7 +598,10 @@ static int walk(FILE *f, const struct recmap *m, const struct xopts *o)
 	FTSENT *p;
 	int r = 0;
 
-	fts = fts_open(paths, FTS_PHYSICAL | FTS_NOCHDIR, by_name);
+	/* ROOT itself may be a symlink to the tree; nothing under it is
+	 * followed. */
+	fts = fts_open(paths, FTS_PHYSICAL | FTS_COMFOLLOW | FTS_NOCHDIR,
+		       by_name);
 	if (!fts) {
 		fe_msg(errno, "export: %s", o->root);
 		return -1;
@@ -767,7 +770,7 @@ int fe_export_main(int argc, char **argv)
 	r = parse(argc, argv, &o);
 	if (r)
 		return r;
-	if (lstat(o.root, &st) < 0) {
+	if (stat(o.root, &st) < 0) {
 		fe_msg(errno, "export: %s", o.root);
 		return FE_EXIT_FAIL;
 	}

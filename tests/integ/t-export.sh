@@ -108,6 +108,10 @@ check_cmd "FAKEENV_STATE" cmp m.mtree m7.mtree
 (cd rootfs && as_user "$FE" export --format mtree --mtime 1000000000 --state "$S") >m8.mtree
 check_eq "ROOT defaults to the current directory" "$(grep '^\./dev/sda ' m8.mtree)" \
 	"$(grep '^\./dev/sda ' m.mtree)"
+as_user ln -s rootfs rootlink
+exp --format mtree --mtime 1000000000 --state "$S" rootlink >m9.mtree
+check_eq "ROOT may be a symlink to the tree" "$(sed 's/contents=rootlink/contents=rootfs/' m9.mtree)" \
+	"$(cat m.mtree)"
 
 # Files without a record: 0:0 as in a session, the real owner with -u.
 as_user touch rootfs/etc/later
