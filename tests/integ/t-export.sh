@@ -207,7 +207,7 @@ out=$(exp --format mtree -i "$W/nope" rootfs 2>&1); rc=$?
 check_eq "missing journal: status" "$rc" 125
 check_match "missing journal: message" "$out" "^fakeenv: journal $W/nope: No such file"
 as_user cp j.copy bad
-printf '\377' | as_user dd of=bad bs=1 seek=100 conv=notrunc status=none
+printf "\\377" | dd of=bad bs=1 seek=100 conv=notrunc status=none
 cp bad bad.orig
 out=$(exp --format mtree -i bad -o never rootfs 2>&1); rc=$?
 check_eq "damaged journal: status" "$rc" 125
