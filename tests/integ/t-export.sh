@@ -5,7 +5,9 @@
 # genext2fs turns into an image with the owners, modes and device nodes;
 # and as mksquashfs pseudo definitions that do the same for squashfs.
 # --mtime and SOURCE_DATE_EPOCH clamp times and the output is
-# reproducible; bad arguments and damaged journals are refused.
+# reproducible; a socket is skipped out loud; a record whose file is gone
+# is dropped as a load drops it; bad arguments and damaged journals are
+# refused.
 . "$(dirname "$0")/lib.sh"
 
 S=$W/st
@@ -188,6 +190,21 @@ if have mksquashfs && have unsquashfs; then
 else
 	ok "mksquashfs takes the pseudo file # SKIP mksquashfs (squashfs-tools) is not installed"
 fi
+
+# A socket: no archive holds one; the mtree says so, never silently.
+as_user mkdir tree2
+must "a socket" as_user "$H/node" mknod tree2/sock s 0755 0 0
+out=$(exp --format mtree --state "$S" tree2 2>err2)
+check_match "socket: a skipped line" "$(grep sock <<<"$out")" '^# skipped: \./sock: a socket'
+check_match "socket: said on stderr" "$(cat err2)" 'mtree: \./sock: a socket'
+
+# A recorded file removed outside any session: its record is dropped as
+# a load drops it, and the count is said.
+as_user rm rootfs/a-b/y
+exp --format mtree --state "$S" rootfs >m10.mtree 2>err3
+check_match "a record whose file is gone: dropped, and said" "$(cat err3)" \
+	"journal $S/journal: [0-9]+ records: [0-9]+ kept, 0 re-keyed .*, 1 dropped"
+check_eq "... and the rest is as before" "$(grep -c . m10.mtree)" "$(($(grep -c . m4.mtree) - 1))"
 
 # Errors: one line each; 2 for usage, 125 for the rest.
 out=$(exp --format tarball --state "$S" rootfs 2>&1); rc=$?
