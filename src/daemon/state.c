@@ -17,6 +17,7 @@
 
 #include "common/util.h"
 #include "journal/journal.h"
+#include "journal/recheck.h"
 
 /* One record of a snapshot; its path is at off in the snapshot's string
  * buffer, len bytes plus a NUL. */
@@ -53,44 +54,13 @@ static uint32_t rec_flags(uint32_t jnl)
 
 /* ---- loading ---- */
 
-/* The real type a record's file must have: a faked device is a regular
- * file for real. */
-static bool type_matches(uint32_t jmode, uint32_t jflags, mode_t real)
-{
-	uint32_t want = jmode & S_IFMT, got = real & S_IFMT;
-
-	if (jflags & FE_JNL_DEV_SET)
-		return got == S_IFREG || got == want;
-	return got == want;
-}
-
 /* Whether the file at r->path is still r's inode; *dev and *ino get its
- * key now (a changed st_dev re-keys). */
+ * key now (a changed st_dev re-keys).  The rule lives in
+ * src/journal/recheck.c, shared with `fakeenv export`. */
 static bool still_there(const struct fe_jnl_rec *r, uint64_t *dev,
 			uint64_t *ino)
 {
-	struct statx stx;
-
-	if (!r->path_len || r->path[0] != '/')
-		return false;
-	if (statx(AT_FDCWD, r->path, AT_SYMLINK_NOFOLLOW | AT_STATX_DONT_SYNC,
-		  STATX_TYPE | STATX_INO | STATX_BTIME, &stx) < 0)
-		return false;
-	if (!type_matches(r->mode, r->flags, stx.stx_mode))
-		return false;
-	*dev = makedev(stx.stx_dev_major, stx.stx_dev_minor);
-	*ino = stx.stx_ino;
-	if (*dev != r->dev)
-		return true; /* another filesystem: inode numbers differ */
-	if (*ino != r->ino)
-		return false;
-	/* The birth time tells a reused inode number from the same file,
-	 * where both the journal and the filesystem know it. */
-	if ((r->btime_sec || r->btime_nsec) && (stx.stx_mask & STATX_BTIME) &&
-	    (stx.stx_btime.tv_sec != r->btime_sec ||
-	     stx.stx_btime.tv_nsec != r->btime_nsec))
-		return false;
-	return true;
+	return fe_jnl_rec_locate(r, dev, ino);
 }
 
 int fe_state_load(struct fe_srv *s, const char *path,

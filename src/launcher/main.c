@@ -17,6 +17,7 @@
 #include "common/util.h"
 #include "fakeenv/env.h"
 #include "ctl.h"
+#include "export.h"
 #include "fsck.h"
 #include "locate.h"
 #include "run.h"
@@ -71,7 +72,9 @@ static const struct opt_def {
 #define USAGE_LINE                                              \
 	"Usage: fakeenv [OPTION]... [--] [CMD [ARG]...]\n"       \
 	"  or:  fakeenv checkpoint|status [--state DIR]\n"       \
-	"  or:  fakeenv fsck [--salvage [-o OUT]] FILE\n"
+	"  or:  fakeenv fsck [--salvage [-o OUT]] FILE\n"       \
+	"  or:  fakeenv export --format FORMAT [--state DIR | -i FILE] " \
+	"[ROOT]\n"
 
 static void usage_short(void)
 {
@@ -107,6 +110,9 @@ static void help(void)
 	       "               clients and last checkpoint\n"
 	       "  fsck FILE    check a journal; --salvage writes what can\n"
 	       "               be recovered to a new file\n"
+	       "  export       print the state as an mtree, a device table\n"
+	       "               or mksquashfs pseudo definitions for the\n"
+	       "               files under ROOT (see fakeenv export --help)\n"
 	       "Without --state, checkpoint and status use $FAKEENV_STATE,\n"
 	       "else the session they run in.\n");
 	printf("\nExit status: CMD's own, or 128+N when CMD died of signal N;\n"
@@ -365,6 +371,8 @@ int main(int argc, char **argv)
 		return fe_ctl_main(argc - 1, argv + 1);
 	if (argc > 1 && !strcmp(argv[1], "fsck"))
 		return fe_fsck_main(argc - 1, argv + 1);
+	if (argc > 1 && !strcmp(argv[1], "export"))
+		return fe_export_main(argc - 1, argv + 1);
 	parse_opts(argc, argv, &o);
 
 	outer = getenv(FE_ENV_SOCKET);
