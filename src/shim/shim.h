@@ -45,9 +45,16 @@
  * land in libc or in whoever else defines <name>.  FE_SELF(name) after a
  * wrapper's definition, in its own file, makes the alias.
  */
+#if defined(__clang__)
+/* clang has no copy attribute; the alias keeps the target's. */
+#define FE_SELF_COPY(name)
+#else
+/* gcc: the alias gets the wrapper's attributes (no -Wmissing-attributes). */
+#define FE_SELF_COPY(name) , copy(name)
+#endif
 #define FE_SELF(name) \
 	extern fe_##name##_fn fe_self_##name                   \
-		__attribute__((alias(#name), copy(name)))
+		__attribute__((alias(#name) FE_SELF_COPY(name)))
 
 /*
  * syscall() is a wrapped name (wrap_syscall.c): the shim's own raw system
