@@ -39,21 +39,38 @@ static bool plain_io;      /* writev/read, not sendmsg/recv: a seccomp
 
 static int sock_open_once(int *fd, struct stat *st);
 
-/* Open a connection; on success *fd is above the usual fds, cloexec.  In
- * a --state session a daemon that is not there may be being restarted:
- * wait for it, a bounded while, once per process (after the report, fail
- * at once). */
-static int sock_open(int *fd, struct stat *st)
+static atomic_int waited_out; /* a wait for a restart ran out: no more */
+
+/* Whether this process may wait for its daemon to come back: in a --state
+ * session the launcher restarts a daemon that died, and once per process
+ * (after a wait that ran out, or the report, fail at once). */
+static bool may_wait(void)
 {
 	const char *state = fe_env_initial(FE_ENV_STATE);
+
+	return state && *state && !atomic_load(&reported) &&
+	       !atomic_load(&waited_out);
+}
+
+static void pause_step(void)
+{
+	struct timespec ts = { 0, RESTART_STEP_MS * 1000000L };
+
+	nanosleep(&ts, NULL);
+}
+
+/* Open a connection; on success *fd is above the usual fds, cloexec.  A
+ * daemon that is not there may be being restarted: see may_wait(). */
+static int sock_open(int *fd, struct stat *st)
+{
 	int r = sock_open_once(fd, st);
 
-	for (int ms = 0; r == -EHOSTDOWN && state && *state &&
-			 !atomic_load(&reported) && ms < RESTART_WAIT_MS;
-	     ms += RESTART_STEP_MS) {
-		struct timespec ts = { 0, RESTART_STEP_MS * 1000000L };
-
-		nanosleep(&ts, NULL);
+	for (int ms = 0; r == -EHOSTDOWN && may_wait(); ms += RESTART_STEP_MS) {
+		if (ms >= RESTART_WAIT_MS) {
+			atomic_store(&waited_out, 1);
+			break;
+		}
+		pause_step();
 		r = sock_open_once(fd, st);
 	}
 	return r;
@@ -172,7 +189,16 @@ static int call_locked(pid_t pid, const struct fe_req *req, const char *tail,
 		}
 		return r;
 	}
-	for (int attempt = 0; attempt < 2; attempt++) {
+	/* Twice: a connection found lost is opened again once.  A dying
+	 * daemon may still take a connection into its backlog and then
+	 * drop it, so a session whose daemon is restarted tries on, a
+	 * bounded while. */
+	for (int attempt = 0;
+	     attempt < 2 ||
+	     (may_wait() && attempt < RESTART_WAIT_MS / RESTART_STEP_MS);
+	     attempt++) {
+		if (attempt >= 2)
+			pause_step();
 		/* Never close an fd that is no longer ours: it is the
 		 * program's now.  Forget it and open another. */
 		if (conn_fd >= 0 && !still_ours(conn_fd))

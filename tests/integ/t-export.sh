@@ -29,6 +29,7 @@ fe_opt --state "$S" --linger 60 -- bash -c '
 	touch "rootfs/with space/a file" rootfs/etc/shadow rootfs/etc/passwd \
 		rootfs/a/x rootfs/a-b/y
 	chown -R 0:0 rootfs
+	chown 9:9 rootfs/a-b/y
 	chmod 4755 rootfs/bin/su
 	chown 0:5 rootfs/bin/wall && chmod 2755 rootfs/bin/wall
 	chown 0:42 rootfs/etc/shadow && chmod 640 rootfs/etc/shadow
