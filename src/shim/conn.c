@@ -40,6 +40,8 @@ static bool plain_io;      /* writev/read, not sendmsg/recv: a seccomp
 static int sock_open_once(int *fd, struct stat *st);
 
 static atomic_int waited_out; /* a wait for a restart ran out: no more */
+static bool conn_was_lost;    /* the connection broke: the next one may be
+				 to another daemon; guarded by lock */
 
 /* Whether this process may wait for its daemon to come back: in a --state
  * session the launcher restarts a daemon that died, and once per process
@@ -210,12 +212,16 @@ static int call_locked(pid_t pid, const struct fe_req *req, const char *tail,
 			conn_fd = fd;
 			conn_dev = st.st_dev;
 			conn_ino = st.st_ino;
+			if (conn_was_lost)
+				fe_map_forget();
+			conn_was_lost = false;
 		}
 		r = exchange(conn_fd, req, tail, rep);
 		if (!conn_lost(r))
 			return r;
 		close(conn_fd);
 		conn_fd = -1;
+		conn_was_lost = true;
 	}
 	return r == -EPROTO ? r : -EHOSTDOWN;
 }
@@ -362,6 +368,9 @@ static int map_once(struct fe_rep *rep, int *fds, int *n, bool *fresh)
 		conn_fd = fd;
 		conn_dev = st.st_dev;
 		conn_ino = st.st_ino;
+		if (conn_was_lost)
+			fe_map_forget();
+		conn_was_lost = false;
 	}
 	memset(rep, 0, sizeof(*rep));
 	do
@@ -418,6 +427,7 @@ int fe_conn_map(int (*install)(const int *fds, int n))
 		if (conn_fd >= 0 && still_ours(conn_fd))
 			close(conn_fd);
 		conn_fd = -1;
+		conn_was_lost = true;
 		/* A connection opened for this request and closed at once:
 		 * a daemon that does not know MAP.  Once is enough. */
 		if (fresh)

@@ -137,6 +137,14 @@ static int fetch(void)
 	return -1;
 }
 
+void fe_map_forget(void)
+{
+	/* The old mappings stay mapped (a reader may be in them); they are
+	 * only no longer found.  The next lookup asks for the new ones. */
+	atomic_store(&mroot, NULL);
+	atomic_store(&marr_n, 0);
+}
+
 void fe_map_prefetch(void)
 {
 	if (!atomic_load(&map_off) && !atomic_load(&mroot))

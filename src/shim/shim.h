@@ -172,6 +172,11 @@ int fe_conn_map(int (*install)(const int *fds, int n));
 int fe_map_view(uint64_t dev, uint64_t ino, uint32_t real_mode,
 		uint32_t real_uid, uint32_t real_gid, struct fe_view *v);
 
+/* The daemon this process talked to is gone (a --state session restarts
+ * it): its mapping is frozen at its last state, so forget it; the next
+ * lookup maps the new daemon's.  Called under conn.c's lock. */
+void fe_map_forget(void);
+
 /* Map the shared table now if this process has not yet (before a seccomp
  * filter forbids mmap and recvmsg).  errno untouched. */
 void fe_map_prefetch(void);

@@ -38,4 +38,21 @@ check_eq "the new daemon's journal has it all" \
 3:3"
 wait_until 20 gone
 
+# One process lives across the restart: it had the old daemon's table
+# mapped, and must not go on reading it.  Its change before the kill was
+# never checkpointed, so after the restart the file reads 0:0 again.
+must "files" as_user touch one two
+fe_opt --state "$S" --linger 0 -- "$H/ops" chown one 5 5 , stat one , \
+	touch ready2 , wait killed2 , chown two 6 6 , stat two , stat one \
+	>"$W/ops-out" 2>"$W/ops-err" &
+p=$!
+wait_until 30 test -e ready2
+kill -9 $(session_pids "$DAEMON")
+touch killed2
+wait $p; rc=$?
+check_eq "one process across the restart: status" "$rc" 0
+check_eq "it reads the new daemon's table, not the dead one's" "$(cat "$W/ops-out")" "5:5
+6:6
+0:0"
+wait_until 20 gone
 done_testing
