@@ -146,6 +146,13 @@ static const char *req_problem(const void *buf, size_t len)
 			return "bad mknod type";
 		}
 	}
+	/* Keys and devices fit the kernel's 32-bit dev_t (fakeenv/map.h):
+	 * the slots keep 32 bits of them. */
+	if (!ignores_real_mode(req.op) && req.dev > FE_DEV_MAX)
+		return "dev past 32 bits";
+	if (req.op == FE_OP_MKNOD && (req.flags & FE_F_RDEV) &&
+	    req.rdev > FE_DEV_MAX)
+		return "rdev past 32 bits";
 	/* (pid_t)ino must not turn negative: kill(-1, ...) would reach
 	 * every process of the user. */
 	if (req.op == FE_OP_SESSION && (req.ino > INT_MAX || req.dev > INT_MAX))

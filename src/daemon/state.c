@@ -104,7 +104,8 @@ int fe_state_load(struct fe_srv *s, const char *path,
 		uint64_t dev, ino;
 
 		fe_jnl_get(&v, i, &jr);
-		if (!still_there(&jr, &dev, &ino) ||
+		/* A device number no Linux mknod can make: not ours. */
+		if (jr.rdev > FE_DEV_MAX || !still_there(&jr, &dev, &ino) ||
 		    /* Two records now at one key (re-keyed onto a kept
 		     * one): the first stays. */
 		    ((dev != jr.dev || ino != jr.ino) &&

@@ -431,6 +431,9 @@ int fe_tab_put(struct fe_tab *t, uint64_t dev, uint64_t ino,
 	uint32_t old_off;
 	int r;
 
+	/* The slots keep 32 bits of dev and rdev (fakeenv/map.h). */
+	if (dev > FE_DEV_MAX || rec->rdev > FE_DEV_MAX)
+		return -EINVAL;
 	fe_tab_rehash_step(t, FE_TAB_STEP);
 	s = find_both(t, dev, ino, NULL);
 	if (!s) {

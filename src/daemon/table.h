@@ -94,8 +94,9 @@ bool fe_tab_find(const struct fe_tab *t, uint64_t dev, uint64_t ino,
 
 /* Insert or replace the record at (dev, ino) with rec (rec->path is
  * ignored).  path: NULL keeps the record's path (none for a new record),
- * else replaces it with a copy.  Returns 0, or -ENOMEM with the record
- * unchanged (absent if it was). */
+ * else replaces it with a copy.  Returns 0, -EINVAL when dev or
+ * rec->rdev is past FE_DEV_MAX, or -ENOMEM with the record unchanged
+ * (absent if it was). */
 int fe_tab_put(struct fe_tab *t, uint64_t dev, uint64_t ino,
 	       const struct fe_rec *rec, const char *path);
 

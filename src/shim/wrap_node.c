@@ -42,6 +42,9 @@ static int node_core(int dirfd, const char *path, mode_t mode, dev_t dev)
 	/* CAP_MKNOD belongs to the fake root alone. */
 	if (fe_cred_euid() != 0)
 		return -EPERM;
+	/* As glibc's mknod: the kernel's dev_t has 32 bits. */
+	if (dev > FE_DEV_MAX)
+		return -EINVAL;
 	fd = (int)syscall(SYS_openat, dirfd, path,
 			  O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOCTTY,
 			  mode & 0777);

@@ -225,6 +225,21 @@ static void test_check(void)
 	r = req_of(FE_OP_SESSION);
 	r.dev = 1ull << 40;
 	CHECK("bad: SESSION group past INT_MAX", refused(r, "", 0));
+
+	/* The slots keep 32 bits of dev and rdev, as the kernel's dev_t. */
+	r = req_of(FE_OP_GET);
+	r.dev = 1ull << 32;
+	CHECK("bad: dev past 32 bits", refused(r, "", 0));
+	r.dev = 0xffffffffu;
+	CHECK("ok: dev of 32 bits", accepted(r, "", 0));
+	r = req_of(FE_OP_MKNOD);
+	r.flags = FE_F_MODE | FE_F_RDEV;
+	r.mode = S_IFCHR | 0600;
+	r.rdev = 1ull << 32;
+	CHECK("bad: MKNOD rdev past 32 bits", refused(r, "", 0));
+	r.rdev = makedev(4095, 1048575);
+	CHECK("ok: MKNOD rdev of the largest major and minor",
+	      accepted(r, "", 0));
 }
 
 static struct fe_srv srv;

@@ -4,6 +4,7 @@
  * finds, deletes and inserts in the middle of each, checked against a
  * plain reference array; paths surviving rehash and arena compaction.
  */
+#include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -125,6 +126,16 @@ static void test_basics(void)
 	CHECK("delete twice: false", !fe_tab_del(&t, 1, 2));
 	CHECK("other dev kept", fe_tab_find(&t, 9, 2, &r) && r.uid == 7);
 	CHECK("count 1 after delete", fe_tab_count(&t) == 1);
+	CHECK("dev past 32 bits: -EINVAL",
+	      fe_tab_put(&t, 1ull << 32, 2, &w, NULL) == -EINVAL);
+	w.rdev = 1ull << 32;
+	CHECK("rdev past 32 bits: -EINVAL", fe_tab_put(&t, 1, 3, &w, NULL) == -EINVAL);
+	CHECK("... and nothing stored", fe_tab_count(&t) == 1);
+	w.rdev = 0xffffffffu;
+	CHECK("the largest dev and rdev kept whole",
+	      fe_tab_put(&t, 0xffffffffu, UINT64_MAX, &w, NULL) == 0 &&
+		      fe_tab_find(&t, 0xffffffffu, UINT64_MAX, &r) &&
+		      r.rdev == 0xffffffffu);
 	fe_tab_free(&t);
 }
 
