@@ -63,9 +63,84 @@ static bool still_there(const struct fe_jnl_rec *r, uint64_t *dev,
 	return fe_jnl_rec_locate(r, dev, ino);
 }
 
+/* Where each record's file is now: the filesystem check, the slow part
+ * of a load (a statx by path per record), spread over the CPUs. */
+#define LOCATE_GONE UINT64_MAX /* dev of a record that is not there */
+#define LOCATE_MIN_PER_THREAD 4096
+#define LOCATE_MAX_THREADS 8
+
+struct located {
+	uint64_t dev;
+	uint64_t ino;
+};
+
+struct locate_job {
+	const struct fe_jnl_view *v;
+	struct located *out;
+	uint64_t from, to;
+};
+
+static void *locate_range(void *arg)
+{
+	const struct locate_job *j = arg;
+
+	for (uint64_t i = j->from; i < j->to; i++) {
+		struct fe_jnl_rec jr;
+		struct located *o = &j->out[i];
+
+		fe_jnl_get(j->v, i, &jr);
+		/* A device number no Linux mknod can make: not ours. */
+		if (jr.rdev > FE_DEV_MAX || !still_there(&jr, &o->dev, &o->ino))
+			o->dev = LOCATE_GONE;
+	}
+	return NULL;
+}
+
+/* Fill out[i] for every record of v, with threads when there are many
+ * (those that cannot be started leave their share to this one). */
+static void locate_all(const struct fe_jnl_view *v, struct located *out)
+{
+	struct locate_job jobs[LOCATE_MAX_THREADS];
+	pthread_t th[LOCATE_MAX_THREADS];
+	bool started[LOCATE_MAX_THREADS] = { false };
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	uint64_t n = v->nrec, per;
+	sigset_t all, old;
+	int k;
+
+	k = cpus > 0 ? (int)cpus : 1;
+	if (k > LOCATE_MAX_THREADS)
+		k = LOCATE_MAX_THREADS;
+	if ((uint64_t)k > n / LOCATE_MIN_PER_THREAD)
+		k = (int)(n / LOCATE_MIN_PER_THREAD) + 1;
+	per = n / (uint64_t)k + 1;
+	for (int i = 0; i < k; i++) {
+		jobs[i].v = v;
+		jobs[i].out = out;
+		jobs[i].from = (uint64_t)i * per < n ? (uint64_t)i * per : n;
+		jobs[i].to = jobs[i].from + per < n ? jobs[i].from + per : n;
+	}
+	/* The threads take no signal: the loop reads them from its
+	 * signalfd. */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	for (int i = 1; i < k; i++)
+		started[i] = pthread_create(&th[i], NULL, locate_range,
+					    &jobs[i]) == 0;
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	locate_range(&jobs[0]);
+	for (int i = 1; i < k; i++) {
+		if (started[i])
+			pthread_join(th[i], NULL);
+		else
+			locate_range(&jobs[i]);
+	}
+}
+
 int fe_state_load(struct fe_srv *s, const char *path,
 		  struct fe_load_stats *st)
 {
+	struct located *where;
 	struct fe_jnl_view v;
 	enum fe_jnl_err e;
 	unsigned char *buf;
@@ -98,14 +173,20 @@ int fe_state_load(struct fe_srv *s, const char *path,
 	}
 	st->loaded = v.nrec;
 	st->bytes = len;
+	where = malloc((v.nrec ? v.nrec : 1) * sizeof(*where));
+	if (!where) {
+		fe_log("journal %s: %s", path, fe_strerror(ENOMEM));
+		free(buf);
+		return -ENOMEM;
+	}
+	locate_all(&v, where);
 	for (uint64_t i = 0; i < v.nrec; i++) {
 		struct fe_jnl_rec jr;
 		struct fe_rec rec, old;
-		uint64_t dev, ino;
+		uint64_t dev = where[i].dev, ino = where[i].ino;
 
 		fe_jnl_get(&v, i, &jr);
-		/* A device number no Linux mknod can make: not ours. */
-		if (jr.rdev > FE_DEV_MAX || !still_there(&jr, &dev, &ino) ||
+		if (dev == LOCATE_GONE ||
 		    /* Two records now at one key (re-keyed onto a kept
 		     * one): the first stays. */
 		    ((dev != jr.dev || ino != jr.ino) &&
@@ -123,12 +204,14 @@ int fe_state_load(struct fe_srv *s, const char *path,
 		if (r < 0) {
 			fe_log("journal %s: %s after %llu records", path,
 			       fe_strerror(-r), (unsigned long long)i);
+			free(where);
 			free(buf);
 			return r;
 		}
 		if (dev != jr.dev || ino != jr.ino)
 			st->rekeyed++;
 	}
+	free(where);
 	free(buf);
 	if (st->dropped || st->rekeyed)
 		fe_log("journal %s: %llu records: %llu kept, %llu re-keyed "
