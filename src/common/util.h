@@ -7,8 +7,10 @@
 #define FE_COMMON_UTIL_H
 
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 
 #define FE_ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
@@ -35,6 +37,22 @@ const char *fe_strerror(int err);
  * Returns 0 and sets *out, *end; -EINVAL when there is no digit or the
  * value overflows. */
 int fe_parse_u32(const char *s, uint32_t *out, const char **end);
+
+/* Whether type (st_mode & S_IFMT) is one of the seven file types. */
+static inline bool fe_type_valid(uint32_t type)
+{
+	switch (type) {
+	case S_IFREG:
+	case S_IFDIR:
+	case S_IFLNK:
+	case S_IFCHR:
+	case S_IFBLK:
+	case S_IFIFO:
+	case S_IFSOCK:
+		return true;
+	}
+	return false;
+}
 
 /* 64-bit mixing hash of a (dev, ino) key. */
 static inline uint64_t fe_hash_key(uint64_t dev, uint64_t ino)

@@ -12,7 +12,9 @@
 #include <string.h>
 #include <sys/stat.h>
 
-/* Table slots to start with: 48 KiB, enough for a small build. */
+#include "common/util.h"
+
+/* Table slots to start with: 40 KiB, enough for a small build. */
 #define SRV_INIT_CAP 1024
 
 #define PERM_BITS 07777u
@@ -45,21 +47,6 @@ int fe_srv_init(struct fe_srv *s, bool unknown_is_real)
 void fe_srv_free(struct fe_srv *s)
 {
 	fe_tab_free(&s->tab);
-}
-
-static bool valid_type(uint32_t type)
-{
-	switch (type) {
-	case S_IFREG:
-	case S_IFDIR:
-	case S_IFLNK:
-	case S_IFCHR:
-	case S_IFBLK:
-	case S_IFIFO:
-	case S_IFSOCK:
-		return true;
-	}
-	return false;
 }
 
 /* The ops that leave real_mode unused, so that 0 is accepted there. */
@@ -127,7 +114,7 @@ static const char *req_problem(const void *buf, size_t len)
 	if (req.real_mode & ~(uint32_t)(S_IFMT | PERM_BITS))
 		return "bad real_mode";
 	type = req.real_mode & S_IFMT;
-	if (!valid_type(type) && !(type == 0 && ignores_real_mode(req.op)))
+	if (!fe_type_valid(type) && !(type == 0 && ignores_real_mode(req.op)))
 		return "bad real_mode type";
 	if ((req.op == FE_OP_CHMOD || req.op == FE_OP_CREATE) &&
 	    (req.flags & FE_F_MODE) && (req.mode & ~PERM_BITS))

@@ -130,21 +130,6 @@ const char *fe_jnl_errname(enum fe_jnl_err err)
 	return "unknown error";
 }
 
-static bool type_ok(uint32_t type)
-{
-	switch (type) {
-	case S_IFREG:
-	case S_IFDIR:
-	case S_IFLNK:
-	case S_IFCHR:
-	case S_IFBLK:
-	case S_IFIFO:
-	case S_IFSOCK:
-		return true;
-	}
-	return false;
-}
-
 /* The fixed fields of record i obey the rules of journal.h.  Shared by the
  * reader, salvage and the writer, so that what is written is readable. */
 static bool fields_ok(const struct fe_jnl_rec *r, uint64_t i, char *why,
@@ -162,7 +147,7 @@ static bool fields_ok(const struct fe_jnl_rec *r, uint64_t i, char *why,
 		    (ull)i, r->mode, (unsigned)(S_IFMT | 07777));
 		return false;
 	}
-	if (!type_ok(type)) {
+	if (!fe_type_valid(type)) {
 		say(why, size, "record %llu: mode 0%o has no valid file type",
 		    (ull)i, r->mode);
 		return false;

@@ -532,44 +532,20 @@ int fe_sess_restart(struct fe_sess *s, const char *daemon,
 	return s->ctl;
 }
 
-int fe_sess_status(struct fe_sess *s, struct fe_status *st)
+/* Send req, receive a reply of exactly size bytes into out (a longer one
+ * is -EPROTO: the buffer has a byte to spare to see it).  The reply's
+ * first field is its err.  Returns 0, that err, or -errno. */
+static int xchg(struct fe_sess *s, const struct fe_req *req, void *out,
+		size_t size)
 {
-	struct fe_req req = { .op = FE_OP_STATUS, .version = FE_PROTO_VERSION };
-	union {
-		struct fe_status st;
-		char buf[sizeof(struct fe_status) + 1];
-	} in;
-	ssize_t n;
-
-	do
-		n = send(s->ctl, &req, sizeof(req), MSG_NOSIGNAL);
-	while (n < 0 && errno == EINTR);
-	if (n < 0)
-		return errno == EPIPE ? -ECONNRESET : -errno;
-	do
-		n = recv(s->ctl, &in, sizeof(in), 0);
-	while (n < 0 && errno == EINTR);
-	if (n < 0)
-		return -errno;
-	if (n == 0)
-		return -ECONNRESET;
-	if ((size_t)n != sizeof(*st) || in.st.err > 0)
-		return -EPROTO;
-	*st = in.st;
-	return st->err;
-}
-
-int fe_sess_call(struct fe_sess *s, const struct fe_req *req,
-		 struct fe_rep *rep)
-{
-	union {
-		struct fe_rep rep;
-		char buf[sizeof(struct fe_rep) + 1]; /* to see a long reply */
-	} in;
+	char in[sizeof(struct fe_status) + 1];
+	int32_t err;
 	ssize_t n;
 
 	if (s->ctl < 0)
 		return -EBADF;
+	if (size >= sizeof(in) || size < sizeof(err))
+		return -EINVAL;
 	do
 		n = send(s->ctl, req, sizeof(*req), MSG_NOSIGNAL);
 	while (n < 0 && errno == EINTR);
@@ -578,16 +554,30 @@ int fe_sess_call(struct fe_sess *s, const struct fe_req *req,
 	if ((size_t)n != sizeof(*req))
 		return -EPROTO;
 	do
-		n = recv(s->ctl, &in, sizeof(in), 0);
+		n = recv(s->ctl, in, sizeof(in), 0);
 	while (n < 0 && errno == EINTR);
 	if (n < 0)
 		return -errno;
 	if (n == 0)
 		return -ECONNRESET;
-	if ((size_t)n != sizeof(*rep) || in.rep.err > 0)
+	memcpy(&err, in, sizeof(err));
+	if ((size_t)n != size || err > 0)
 		return -EPROTO;
-	*rep = in.rep;
-	return rep->err;
+	memcpy(out, in, size);
+	return err;
+}
+
+int fe_sess_status(struct fe_sess *s, struct fe_status *st)
+{
+	struct fe_req req = { .op = FE_OP_STATUS, .version = FE_PROTO_VERSION };
+
+	return xchg(s, &req, st, sizeof(*st));
+}
+
+int fe_sess_call(struct fe_sess *s, const struct fe_req *req,
+		 struct fe_rep *rep)
+{
+	return xchg(s, req, rep, sizeof(*rep));
 }
 
 int fe_sess_attach(struct fe_sess *s, pid_t pid, pid_t pgid)
