@@ -174,6 +174,37 @@ static bool conn_lost(int r)
 	       r == -EBADF || r == -ENOTSOCK || r == -EPROTO;
 }
 
+/* The owning process's connection, opened if it has none (or lost it
+ * to the program, which may have closed or dup2'd over it: never close
+ * an fd that is no longer ours, it is the program's now).  *fresh (if
+ * given): whether it was opened now.  After a lost connection the next
+ * one may be to a restarted daemon, whose table is not the one mapped.
+ * Called with the lock held.  Returns 0 or -errno. */
+static int conn_ensure(bool *fresh)
+{
+	struct stat st;
+	int fd, r;
+
+	if (fresh)
+		*fresh = false;
+	if (conn_fd >= 0 && !still_ours(conn_fd))
+		conn_fd = -1;
+	if (conn_fd >= 0)
+		return 0;
+	r = sock_open(&fd, &st);
+	if (r < 0)
+		return r;
+	conn_fd = fd;
+	conn_dev = st.st_dev;
+	conn_ino = st.st_ino;
+	if (conn_was_lost)
+		fe_map_forget();
+	conn_was_lost = false;
+	if (fresh)
+		*fresh = true;
+	return 0;
+}
+
 static int call_locked(pid_t pid, const struct fe_req *req, const char *tail,
 		       struct fe_rep *rep)
 {
@@ -201,21 +232,9 @@ static int call_locked(pid_t pid, const struct fe_req *req, const char *tail,
 	     attempt++) {
 		if (attempt >= 2)
 			pause_step();
-		/* Never close an fd that is no longer ours: it is the
-		 * program's now.  Forget it and open another. */
-		if (conn_fd >= 0 && !still_ours(conn_fd))
-			conn_fd = -1;
-		if (conn_fd < 0) {
-			r = sock_open(&fd, &st);
-			if (r < 0)
-				return r;
-			conn_fd = fd;
-			conn_dev = st.st_dev;
-			conn_ino = st.st_ino;
-			if (conn_was_lost)
-				fe_map_forget();
-			conn_was_lost = false;
-		}
+		r = conn_ensure(NULL);
+		if (r < 0)
+			return r;
 		r = exchange(conn_fd, req, tail, rep);
 		if (!conn_lost(r))
 			return r;
@@ -275,8 +294,7 @@ void fe_conn_prepare(void)
 {
 	sigset_t all, old;
 	pid_t pid = getpid();
-	struct stat st;
-	int saved = errno, fd;
+	int saved = errno;
 
 	/* The shared table too, while mmap and recvmsg are still allowed:
 	 * stats stay free of round trips under the filter. */
@@ -289,12 +307,8 @@ void fe_conn_prepare(void)
 	plain_io = true;
 	if (conn_owner == 0)
 		conn_owner = pid;
-	if (conn_owner == pid && !(conn_fd >= 0 && still_ours(conn_fd)) &&
-	    sock_open(&fd, &st) == 0) {
-		conn_fd = fd;
-		conn_dev = st.st_dev;
-		conn_ino = st.st_ino;
-	}
+	if (conn_owner == pid)
+		(void)conn_ensure(NULL);
 	pthread_mutex_unlock(&lock);
 	fe_depth--;
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
@@ -354,24 +368,9 @@ static int map_once(struct fe_rep *rep, int *fds, int *n, bool *fresh)
 	int r;
 
 	*n = 0;
-	*fresh = false;
-	if (conn_fd >= 0 && !still_ours(conn_fd))
-		conn_fd = -1;
-	if (conn_fd < 0) {
-		struct stat st;
-		int fd;
-
-		*fresh = true;
-		r = sock_open(&fd, &st);
-		if (r < 0)
-			return r;
-		conn_fd = fd;
-		conn_dev = st.st_dev;
-		conn_ino = st.st_ino;
-		if (conn_was_lost)
-			fe_map_forget();
-		conn_was_lost = false;
-	}
+	r = conn_ensure(fresh);
+	if (r < 0)
+		return r;
 	memset(rep, 0, sizeof(*rep));
 	do
 		sent = send(conn_fd, &req, sizeof(req), MSG_NOSIGNAL);
