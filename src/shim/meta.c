@@ -67,8 +67,11 @@ void fe_meta_get(struct fe_meta *m)
 		return;
 	}
 	if (fe_conn_call(&req, NULL, &rep) < 0 || rep.err < 0) {
-		m->uid = 0;
-		m->gid = 0;
+		/* No daemon: what a file without a record shows. */
+		if (!fe_unknown_is_real()) {
+			m->uid = 0;
+			m->gid = 0;
+		}
 		return;
 	}
 	m->uid = rep.uid;

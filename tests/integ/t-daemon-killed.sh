@@ -47,4 +47,15 @@ check_match "chown(1) after the death: our line, then its own EIO message" \
 check_eq "after the death: chown fails, stat shows no record" "$(sed 1d rcs)" "chown 1
 0:0"
 check_match "the launcher reports the death" "$(cat launcher.err)" "daemon died"
+
+# With -u, a file read with no daemon keeps its real owner, as a file
+# without a record does in such a session.
+must "a file" as_user touch fu
+fe_opt -u -- sh -c 'touch ready-u; while [ ! -e killed-u ]; do sleep 0.05; done; stat -c %u fu >after-u' 2>/dev/null &
+pu=$!
+wait_until 10 test -e ready-u
+kill -9 $(session_pids "$DAEMON")
+touch killed-u
+wait $pu
+check_eq "-u after the death: the real owner" "$(cat after-u)" "$TUID"
 done_testing
