@@ -679,8 +679,9 @@ enum {
  * USER_OBJ, GROUP_OBJ and OTHER, at most one MASK and one whenever there
  * are USER or GROUP entries, perms within rwx.  *perm gets the
  * permission bits it stands for (owner, mask or else group, other);
- * *minimal whether it is only USER_OBJ, GROUP_OBJ and OTHER.  Returns 0
- * or -EINVAL.
+ * *minimal whether it is only USER_OBJ, GROUP_OBJ and OTHER.  Returns 1,
+ * 0 for an ACL with no entry at all (the kernel takes it as "remove the
+ * ACL"), or -EINVAL.
  */
 static int acl_parse(const unsigned char *v, size_t len, uint32_t *perm,
 		     bool *minimal)
@@ -688,8 +689,10 @@ static int acl_parse(const unsigned char *v, size_t len, uint32_t *perm,
 	uint32_t prev_tag = 0, prev_id = 0, u = 0, g = 0, o = 0, m = 0;
 	unsigned seen = 0;
 
-	if (len < 4 + 8 || (len - 4) % 8 || le32(v) != 2)
+	if (len < 4 || (len - 4) % 8 || le32(v) != 2)
 		return -EINVAL;
+	if (len == 4)
+		return 0;
 	for (size_t off = 4; off < len; off += 8) {
 		uint32_t tag = le16(v + off), bits = le16(v + off + 2);
 		uint32_t id = le32(v + off + 4);
@@ -731,19 +734,20 @@ static int acl_parse(const unsigned char *v, size_t len, uint32_t *perm,
 		return -EINVAL;
 	*perm = u << 6 | ((seen & ACL_MASK) ? m : g) << 3 | o;
 	*minimal = !(seen & (ACL_USER | ACL_GROUP | ACL_MASK));
-	return 0;
+	return 1;
 }
 
 /* A chmod of a file with an access ACL: owner, mask (or group) and other
- * entries take the new bits, as the kernel's posix_acl_chmod.  v is a
- * valid ACL. */
+ * entries take the new bits, as the kernel's posix_acl_chmod.  v was a
+ * valid ACL when set (a journal could hold anything: only whole entries
+ * are touched). */
 static void acl_chmod(unsigned char *v, size_t len, uint32_t perm)
 {
 	bool mask = false;
 
-	for (size_t off = 4; off < len; off += 8)
+	for (size_t off = 4; off + 8 <= len; off += 8)
 		mask |= le16(v + off) == ACL_MASK;
-	for (size_t off = 4; off < len; off += 8) {
+	for (size_t off = 4; off + 8 <= len; off += 8) {
 		uint32_t tag = le16(v + off), bits;
 
 		if (tag == ACL_USER_OBJ)
@@ -871,17 +875,23 @@ static void op_xset(struct fe_srv *s, const struct fe_req *req,
 	if (!strcmp(x.name, ACL_ACCESS) || !strcmp(x.name, ACL_DEFAULT)) {
 		uint32_t perm;
 		bool minimal;
+		int a = acl_parse(x.val, x.h.value_len, &perm, &minimal);
 
-		if (acl_parse(x.val, x.h.value_len, &perm, &minimal) < 0) {
+		if (a < 0) {
 			rep->err = -EINVAL;
 			return;
 		}
 		if (!strcmp(x.name, ACL_DEFAULT) &&
 		    eff_type(&rec, req) != S_IFDIR) {
+			if (a == 0)
+				return; /* nothing to remove: done */
 			rep->err = -EACCES;
 			return;
 		}
-		if (!strcmp(x.name, ACL_ACCESS)) {
+		if (a == 0) {
+			/* An empty ACL: remove the one kept. */
+			keep = false;
+		} else if (!strcmp(x.name, ACL_ACCESS)) {
 			/* The bits it stands for become the mode; a minimal
 			 * ACL is nothing more (posix_acl_update_mode). */
 			rec.mode = (rec.mode & S_IFMT) |
