@@ -774,7 +774,9 @@ static void store_without(struct fe_srv *s, const struct fe_req *req,
 	int r;
 
 	fe_tab_xattrs(&s->tab, rec, &blk, &len);
-	if (!blk || !blk_find(blk, len, name, strlen(name), &e)) {
+	/* (A journal may have held more than xbuf takes: kept whole.) */
+	if (!blk || len > FE_XATTR_REC_MAX ||
+	    !blk_find(blk, len, name, strlen(name), &e)) {
 		store(s, req, rec, tail, rep);
 		return;
 	}
@@ -901,7 +903,7 @@ static void op_xset(struct fe_srv *s, const struct fe_req *req,
 		}
 	}
 	n = found ? len - (e.end - e.at) : len;
-	if (keep && n + 8 + x.nlen + x.h.value_len > FE_XATTR_REC_MAX) {
+	if (n + (keep ? 8 + x.nlen + x.h.value_len : 0) > FE_XATTR_REC_MAX) {
 		rep->err = -ENOSPC;
 		return;
 	}
@@ -978,6 +980,10 @@ static void op_xdel(struct fe_srv *s, const struct fe_req *req,
 		fe_tab_xattrs(&s->tab, &rec, &blk, &len);
 	if (!blk || !blk_find(blk, len, x.name, x.nlen, &e)) {
 		rep->err = -ENODATA;
+		return;
+	}
+	if (len > FE_XATTR_REC_MAX) {
+		rep->err = -ENOSPC; /* a journal's record larger than ours */
 		return;
 	}
 	len = blk_without(blk, len, &e, s->xbuf);
