@@ -615,8 +615,7 @@ static void test_xattr_check(void)
 	}
 
 	CHECK("bad: xattr tail shorter than its header",
-	      xcheck(xbuild(get, xh("s", 0, 0), "", "", "", 0) - 16) ==
-		      -EPROTO);
+	      check(build(req_of(FE_OP_XGET), "abcdefgh", 8, 0)) == -EPROTO);
 	h = xh("security.a", 0, 0);
 	h.pad = 1;
 	CHECK("bad: xattr pad", xcheck(xbuild(get, h, "security.a", "", "",
