@@ -12,7 +12,8 @@
  *
  * capget and capset answer as for a fake root: full permitted and
  * effective sets, which capset may lower and raise again within the
- * permitted set, remembered per process (not per thread) until exec.
+ * permitted set, remembered per process (not per thread) until exec; a
+ * fake non-root has no effective set until it raises one.
  */
 #include "shim.h"
 
@@ -504,11 +505,12 @@ static bool cap_self(const struct __user_cap_header_struct *h)
 
 /*
  * The real call first (it checks the header, and answers version probes
- * and other processes), then this process's sets as the fake ids give
- * them: root (fake euid 0) has all, or what capset left; a fake ruid 0
- * with another euid keeps the permitted set and no effective one, as
- * after seteuid; other fake ids have the real sets (none, for the
- * unprivileged user we run as).
+ * and other processes), then this process's sets: what capset left, else
+ * every capability permitted, and effective while the fake euid is 0.  A
+ * fake non-root keeps the permitted set, as a process that set
+ * PR_SET_KEEPCAPS before leaving root does (setpriv, capsh), and may
+ * raise its effective set within it: looser than the kernel, which
+ * clears both at such a change without KEEPCAPS and at exec.
  */
 int capget(cap_user_header_t hdr, cap_user_data_t data)
 {
@@ -519,34 +521,32 @@ int capget(cap_user_header_t hdr, cap_user_data_t data)
 	if (r < 0 || !fe_faking() || !hdr || !data || !cap_self(hdr) ||
 	    !(n = cap_words(hdr)))
 		return r;
-	if (fe_cred_euid() != 0 && fe_cred_ruid() != 0)
-		return r;
 	full_set(full);
 	for (int i = 0; i < n; i++) {
 		data[i].permitted = caps.set ? caps.perm[i] : full[i];
-		data[i].effective = caps.set ? caps.eff[i] : full[i];
+		data[i].effective = caps.set		 ? caps.eff[i] :
+				    fe_cred_euid() == 0 ? full[i] :
+							  0;
 		if (caps.set)
 			data[i].inheritable = caps.inh[i];
-		if (fe_cred_euid() != 0)
-			data[i].effective = 0;
 	}
 	errno = saved;
 	return 0;
 }
 
 /*
- * A fake root's capset: the new permitted set within the old one, the
+ * capset of this process: the new permitted set within the old one, the
  * effective set within the new permitted one, any inheritable set (root
- * has CAP_SETPCAP), else EPERM, as the kernel.  Other fake ids and other
- * processes: the real call.
+ * has CAP_SETPCAP), else EPERM, as the kernel; never the real call,
+ * which an unprivileged process could not make.  Other processes: the
+ * real call.
  */
 int capset(cap_user_header_t hdr, const cap_user_data_t data)
 {
 	uint32_t perm[2], eff[2], inh[2], old[2];
 	int n;
 
-	if (!fe_faking() || !hdr || !data || !cap_self(hdr) ||
-	    fe_cred_euid() != 0)
+	if (!fe_faking() || !hdr || !data || !cap_self(hdr))
 		return REAL(capset, hdr, data);
 	n = cap_words(hdr);
 	if (!n) {

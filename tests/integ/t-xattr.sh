@@ -203,6 +203,26 @@ out=$(fe sh -c '$X caps; $X capset-drop; $X capset-raise' 2>&1)
 check_eq "capget: full effective and permitted sets; capset drops and raises" "$(echo $out)" \
 	"eff $full perm $full eff 0000000000000000 perm $full eff $full perm $full"
 
+# --- a fake non-root ----------------------------------------------------------
+
+out=$(fe sh -c 'touch o p && chown 1000 o && $X set p trusted.t 1 >/dev/null &&
+	$H/creds setgroups - setresgid 1000 1000 1000 setresuid 1000 1000 1000 run sh -c "
+	echo \"sec \$($X set o security.x 1)\"
+	echo \"trusted \$($X set o trusted.x 1)\"
+	echo \"read-trusted \$($X get p trusted.t)\"
+	echo \"list-trusted \$($X list p)\"
+	echo \"caps \$($X caps)\"
+	echo \"own-acl \$(setfacl -m u:5:r o 2>&1 && getfacl -n o 2>/dev/null | grep ^user:5)\"
+	echo \"other-acl \$(setfacl -m u:5:r p 2>&1 >/dev/null | grep -c .)\"
+"' 2>&1)
+check_eq "uid 1000: security.* needs privilege: EPERM" "$(pick sec <<<"$out")" "ERR EPERM"
+check_eq "uid 1000: trusted.* needs privilege: EPERM" "$(pick trusted <<<"$out")" "ERR EPERM"
+check_eq "uid 1000: trusted.* is not readable: ENODATA" "$(pick read-trusted <<<"$out")" "ERR ENODATA"
+check_eq "uid 1000: trusted.* is not listed" "$(pick list-trusted <<<"$out")" ""
+check_eq "uid 1000: no effective capability" "$(pick caps <<<"$out")" "eff 0000000000000000 perm $full"
+check_eq "uid 1000: an ACL on its own file" "$(pick own-acl <<<"$out")" "user:5:r--"
+check_eq "uid 1000: no ACL on root's file" "$(pick other-acl <<<"$out")" 1
+
 # --- no round trip for files without daemon xattrs ----------------------------
 
 if command -v strace >/dev/null && as_user strace -o /dev/null true 2>/dev/null; then
