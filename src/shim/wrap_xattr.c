@@ -29,10 +29,10 @@ struct xt {
 	int flags;
 };
 
-#define XT_PATH(p) ((struct xt){ .fd = -1, .path = (p), .flags = 0 })
-#define XT_LINK(p) \
-	((struct xt){ .fd = -1, .path = (p), .flags = AT_SYMLINK_NOFOLLOW })
-#define XT_FD(f) ((struct xt){ .fd = (f), .path = NULL, .flags = 0 })
+#define XT_PATH(p) ((struct xt){.fd = -1, .path = (p), .flags = 0})
+#define XT_LINK(p)                                                             \
+	((struct xt){.fd = -1, .path = (p), .flags = AT_SYMLINK_NOFOLLOW})
+#define XT_FD(f) ((struct xt){.fd = (f), .path = NULL, .flags = 0})
 
 #define ACL_ACCESS  "system.posix_acl_access"
 #define ACL_DEFAULT "system.posix_acl_default"
@@ -72,8 +72,7 @@ static ssize_t neg(ssize_t r)
 	return r < 0 ? -errno : r;
 }
 
-static ssize_t x_get(const struct xt *t, const char *name, void *v,
-			size_t n)
+static ssize_t x_get(const struct xt *t, const char *name, void *v, size_t n)
 {
 	if (t->fd >= 0)
 		return neg(REAL(fgetxattr, t->fd, name, v, n));
@@ -83,7 +82,7 @@ static ssize_t x_get(const struct xt *t, const char *name, void *v,
 }
 
 static ssize_t x_set(const struct xt *t, const char *name, const void *v,
-			size_t n, int flags)
+		     size_t n, int flags)
 {
 	if (t->fd >= 0)
 		return neg(REAL(fsetxattr, t->fd, name, v, n, flags));
@@ -112,8 +111,8 @@ static ssize_t x_remove(const struct xt *t, const char *name)
 
 static int stat_of(const struct xt *t, struct stat *st)
 {
-	return t->fd >= 0 ? fe_sys_fstat(t->fd, st) :
-			    fe_sys_fstatat(AT_FDCWD, t->path, st, t->flags);
+	return t->fd >= 0 ? fe_sys_fstat(t->fd, st)
+			  : fe_sys_fstatat(AT_FDCWD, t->path, st, t->flags);
 }
 
 /* Whether the daemon keeps xattrs for the file: 0 (no: no round trip),
@@ -158,7 +157,7 @@ static int may(const struct stat *st, const char *name, bool write)
 static ssize_t d_read(const struct stat *st, const char *name, void *buf,
 		      size_t size, size_t max)
 {
-	struct fe_xhdr h = { 0 };
+	struct fe_xhdr h = {0};
 	struct iovec tail[2];
 	struct fe_req req;
 	struct fe_rep rep;
@@ -168,8 +167,8 @@ static ssize_t d_read(const struct stat *st, const char *name, void *buf,
 	fe_req_init(&req, name ? FE_OP_XGET : FE_OP_XLIST, st);
 	h.name_len = name ? (uint32_t)strlen(name) + 1 : 0;
 	h.size = (uint32_t)(size > max ? max : size);
-	tail[0] = (struct iovec){ &h, sizeof(h) };
-	tail[1] = (struct iovec){ (void *)name, h.name_len };
+	tail[0] = (struct iovec){&h, sizeof(h)};
+	tail[1] = (struct iovec){(void *)name, h.name_len};
 	r = fe_conn_xcall(&req, tail, 2, &rep, buf, h.size, &got);
 	if (r < 0)
 		return r;
@@ -180,13 +179,12 @@ static ssize_t d_read(const struct stat *st, const char *name, void *buf,
 
 /* XSET (value) or XDEL (value NULL) of name for the file t names.
  * Returns 0, the daemon's -errno, or -EIO when it cannot be reached. */
-static int d_write(const struct xt *t, const struct stat *st,
-		   const char *name, const void *value, size_t size,
-		   int flags)
+static int d_write(const struct xt *t, const struct stat *st, const char *name,
+		   const void *value, size_t size, int flags)
 {
 	char pbuf[FE_PATH_MAX];
 	const char *hint = NULL;
-	struct fe_xhdr h = { 0 };
+	struct fe_xhdr h = {0};
 	struct iovec tail[4];
 	struct fe_req req;
 	struct fe_rep rep;
@@ -194,22 +192,22 @@ static int d_write(const struct xt *t, const struct stat *st,
 
 	fe_req_init(&req, value ? FE_OP_XSET : FE_OP_XDEL, st);
 	h.name_len = (uint32_t)strlen(name) + 1;
-	tail[0] = (struct iovec){ &h, sizeof(h) };
-	tail[1] = (struct iovec){ (void *)name, h.name_len };
+	tail[0] = (struct iovec){&h, sizeof(h)};
+	tail[1] = (struct iovec){(void *)name, h.name_len};
 	if (value) {
 		if (flags & XATTR_CREATE)
 			req.flags |= FE_F_XCREATE;
 		if (flags & XATTR_REPLACE)
 			req.flags |= FE_F_XREPLACE;
 		h.value_len = (uint32_t)size;
-		tail[n++] = (struct iovec){ (void *)value, size };
+		tail[n++] = (struct iovec){(void *)value, size};
 		/* A new record needs a path for the journal's check. */
-		hint = t->fd >= 0 ? fe_fdpath(t->fd, pbuf, sizeof(pbuf)) :
-				    fe_abspath(AT_FDCWD, t->path, pbuf,
-					       sizeof(pbuf));
+		hint = t->fd >= 0
+			   ? fe_fdpath(t->fd, pbuf, sizeof(pbuf))
+			   : fe_abspath(AT_FDCWD, t->path, pbuf, sizeof(pbuf));
 		if (hint)
-			tail[n++] = (struct iovec){ (void *)hint,
-						    strlen(hint) + 1 };
+			tail[n++] =
+			    (struct iovec){(void *)hint, strlen(hint) + 1};
 	}
 	r = fe_conn_xcall(&req, tail, n, &rep, NULL, 0, NULL);
 	return r < 0 ? -EIO : rep.err;
@@ -223,8 +221,7 @@ static ssize_t get_core(const struct xt *t, const char *name, void *v,
 	struct stat st;
 	ssize_t r;
 
-	if (!daemon_name(name) || fe_map_xattrs() == 0 ||
-	    stat_of(t, &st) < 0)
+	if (!daemon_name(name) || fe_map_xattrs() == 0 || stat_of(t, &st) < 0)
 		return x_get(t, name, v, size);
 	r = may(&st, name, false);
 	if (r < 0)
@@ -357,12 +354,13 @@ static int remove_core(const struct xt *t, const char *name)
 
 /* ---- the wrappers ---- */
 
-int setxattr(const char *path, const char *name, const void *value,
-	     size_t size, int flags)
+int setxattr(const char *path, const char *name, const void *value, size_t size,
+	     int flags)
 {
 	if (!fe_faking())
 		return REAL(setxattr, path, name, value, size, flags);
-	return fe_ret(set_core(&XT_PATH(path), name, value, size, flags), errno);
+	return fe_ret(set_core(&XT_PATH(path), name, value, size, flags),
+		      errno);
 }
 
 int lsetxattr(const char *path, const char *name, const void *value,
@@ -370,7 +368,8 @@ int lsetxattr(const char *path, const char *name, const void *value,
 {
 	if (!fe_faking())
 		return REAL(lsetxattr, path, name, value, size, flags);
-	return fe_ret(set_core(&XT_LINK(path), name, value, size, flags), errno);
+	return fe_ret(set_core(&XT_LINK(path), name, value, size, flags),
+		      errno);
 }
 
 int fsetxattr(int fd, const char *name, const void *value, size_t size,
@@ -381,16 +380,14 @@ int fsetxattr(int fd, const char *name, const void *value, size_t size,
 	return fe_ret(set_core(&XT_FD(fd), name, value, size, flags), errno);
 }
 
-ssize_t getxattr(const char *path, const char *name, void *value,
-		 size_t size)
+ssize_t getxattr(const char *path, const char *name, void *value, size_t size)
 {
 	if (!fe_faking())
 		return REAL(getxattr, path, name, value, size);
 	return xret(get_core(&XT_PATH(path), name, value, size), errno);
 }
 
-ssize_t lgetxattr(const char *path, const char *name, void *value,
-		  size_t size)
+ssize_t lgetxattr(const char *path, const char *name, void *value, size_t size)
 {
 	if (!fe_faking())
 		return REAL(lgetxattr, path, name, value, size);
@@ -524,9 +521,9 @@ int capget(cap_user_header_t hdr, cap_user_data_t data)
 	full_set(full);
 	for (int i = 0; i < n; i++) {
 		data[i].permitted = caps.set ? caps.perm[i] : full[i];
-		data[i].effective = caps.set		 ? caps.eff[i] :
-				    fe_cred_euid() == 0 ? full[i] :
-							  0;
+		data[i].effective = caps.set		  ? caps.eff[i]
+				    : fe_cred_euid() == 0 ? full[i]
+							  : 0;
 		if (caps.set)
 			data[i].inheritable = caps.inh[i];
 	}

@@ -46,7 +46,8 @@ static int print_list(char *buf, ssize_t n)
 	char *names[4096];
 	size_t k = 0;
 
-	for (ssize_t i = 0; i < n && k < 4096; i += (ssize_t)strlen(buf + i) + 1)
+	for (ssize_t i = 0; i < n && k < 4096;
+	     i += (ssize_t)strlen(buf + i) + 1)
 		names[k++] = buf + i;
 	qsort(names, k, sizeof(*names), cmpstr);
 	for (size_t i = 0; i < k; i++)
@@ -57,7 +58,7 @@ static int print_list(char *buf, ssize_t n)
 
 static int caps(void)
 {
-	struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
+	struct __user_cap_header_struct h = {_LINUX_CAPABILITY_VERSION_3, 0};
 	struct __user_cap_data_struct d[2];
 
 	if (syscall(SYS_capget, &h, d) < 0)
@@ -69,7 +70,7 @@ static int caps(void)
 
 static int capset_eff(int raise)
 {
-	struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
+	struct __user_cap_header_struct h = {_LINUX_CAPABILITY_VERSION_3, 0};
 	struct __user_cap_data_struct d[2];
 
 	if (capget(&h, d) < 0)
@@ -109,18 +110,20 @@ int main(int argc, char **argv)
 		const char *v;
 
 		if (argc < 5)
-			return usage("xat set PATH NAME VALUE [create|replace]");
+			return usage(
+			    "xat set PATH NAME VALUE [create|replace]");
 		v = argv[4];
 		if (argc > 5)
-			flags = !strcmp(argv[5], "create") ? XATTR_CREATE :
-				!strcmp(argv[5], "replace") ? XATTR_REPLACE :
-							     atoi(argv[5]);
+			flags = !strcmp(argv[5], "create")    ? XATTR_CREATE
+				: !strcmp(argv[5], "replace") ? XATTR_REPLACE
+							      : atoi(argv[5]);
 		if (!strcmp(call, "set"))
 			n = setxattr(path, argv[3], v, strlen(v), flags);
 		else if (!strcmp(call, "lset"))
 			n = lsetxattr(path, argv[3], v, strlen(v), flags);
 		else if (!strcmp(call, "fset"))
-			n = fsetxattr(fd_of(path), argv[3], v, strlen(v), flags);
+			n = fsetxattr(fd_of(path), argv[3], v, strlen(v),
+				      flags);
 		else
 			n = syscall(SYS_setxattr, path, argv[3], v, strlen(v),
 				    flags);
@@ -133,8 +136,9 @@ int main(int argc, char **argv)
 		if (len > sizeof(buf))
 			return usage("xat setn: N too large");
 		memset(buf, 'v', len);
-		n = call[0] == 'f' ? fsetxattr(fd_of(path), argv[3], buf, len, 0) :
-				     setxattr(path, argv[3], buf, len, 0);
+		n = call[0] == 'f'
+			? fsetxattr(fd_of(path), argv[3], buf, len, 0)
+			: setxattr(path, argv[3], buf, len, 0);
 	} else if (!strcmp(call, "get") || !strcmp(call, "lget") ||
 		   !strcmp(call, "fget") || !strcmp(call, "sys-get")) {
 		size_t size = sizeof(buf) - 1;
