@@ -164,7 +164,7 @@ $(FUZZ_BUILD)/fuzz_journal: tests/fuzz/fuzz_journal.c $(JOURNAL_SRC) \
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ $(filter %.c,$^)
 
 $(FUZZ_BUILD)/fuzz_req: tests/fuzz/fuzz_req.c \
-		$(filter-out %/main.c,$(DAEMON_SRC)) $(COMMON_SRC) \
+		$(filter-out %/main.c,$(DAEMON_SRC)) $(JOURNAL_SRC) $(COMMON_SRC) \
 		$(FUZZ_DEPS) | fuzz-cc
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ $(filter %.c,$^)

@@ -49,7 +49,10 @@
 #define FE_REC_MODE_SET 0x4u /* permission bits are faked */
 #define FE_REC_DEV_SET  0x8u /* type and rdev are faked (a device whose real
 				file is a regular file) */
-#define FE_REC_FLAGS (FE_REC_MODE_SET | FE_REC_DEV_SET)
+#define FE_REC_XATTR    0x10u /* the daemon keeps xattrs for this inode
+				 (security.*, ...): without it, getxattr
+				 and listxattr need not ask */
+#define FE_REC_FLAGS (FE_REC_MODE_SET | FE_REC_DEV_SET | FE_REC_XATTR)
 
 /*
  * One slot, 40 bytes.  seq is odd while the slot is being written and
@@ -102,7 +105,10 @@ struct fe_map_root {
 	uint32_t pad32;   /* zero */
 	uint64_t ndev;    /* records with FE_REC_DEV_SET (atomic; not under
 			     seq): 0 lets readdir skip its lookups */
-	uint64_t pad[2];  /* zero */
+	uint64_t nxattr;  /* records with FE_REC_XATTR (atomic; not under
+			     seq; 0 in daemons that keep none): 0 lets
+			     getxattr and listxattr skip their lookups */
+	uint64_t pad[1];  /* zero */
 };
 _Static_assert(sizeof(struct fe_map_root) == 64, "root layout");
 
@@ -139,6 +145,7 @@ struct fe_view {
 	uint32_t mode;  /* effective st_mode, type bits included */
 	uint32_t dev;   /* true when type and rdev are faked */
 	uint64_t rdev;  /* effective st_rdev when dev, else 0 */
+	uint32_t xattr; /* true when the daemon keeps xattrs for the file */
 };
 
 /*
@@ -154,6 +161,7 @@ static inline void fe_rec_view(const struct fe_slot *rec, uint32_t real_mode,
 
 	v->dev = 0;
 	v->rdev = 0;
+	v->xattr = rec && (rec->flags & FE_REC_XATTR);
 	if (!rec) {
 		v->uid = unknown_is_real ? real_uid : 0;
 		v->gid = unknown_is_real ? real_gid : 0;

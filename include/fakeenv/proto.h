@@ -4,8 +4,11 @@
  * One SOCK_SEQPACKET message per request and per reply.  A request is a
  * fixed 64-byte header (struct fe_req) followed by tail_len bytes of tail:
  * a NUL-terminated path with no interior NUL, at most FE_PATH_MAX bytes
- * counting the NUL (RENAMEDIR: two such paths, one after the other).  A
- * reply is one struct fe_rep (STATUS: one struct fe_status).  All fields are
+ * counting the NUL (RENAMEDIR: two such paths, one after the other; the
+ * xattr ops: a struct fe_xhdr, a name, a value and maybe a path, see
+ * FE_TAIL_X).  A reply is one struct fe_rep (STATUS: one struct
+ * fe_status), followed by count[0] bytes of a value or a name list for
+ * XGET and XLIST when the caller has room for them.  All fields are
  * fixed-width, host byte order (both ends run on the same machine), and
  * padding is explicit and must be zero.
  *
@@ -26,6 +29,16 @@
  * is a hint for the journal, never a key. */
 #define FE_PATH_MAX 4096
 
+/* Extended attributes, as the kernel limits them (linux/limits.h):
+ * XATTR_NAME_MAX, XATTR_SIZE_MAX and XATTR_LIST_MAX. */
+#define FE_XATTR_NAME_MAX 255   /* bytes of a name, NUL not counted */
+#define FE_XATTR_SIZE_MAX 65536 /* bytes of a value */
+#define FE_XATTR_LIST_MAX 65536 /* bytes of one inode's name list */
+/* Bytes of one record's xattrs as the daemon keeps them (the journal's
+ * block: 8 bytes a name, plus names and values); past it XSET replies
+ * -ENOSPC, as a full filesystem would. */
+#define FE_XATTR_REC_MAX (1u << 20)
+
 /* Most fds a MAP reply carries. */
 #define FE_MAP_FDS 3
 
@@ -34,12 +47,46 @@
 #define FE_F_GID  0x2u
 #define FE_F_MODE 0x4u
 #define FE_F_RDEV 0x8u
+/* XSET only: setxattr(2)'s XATTR_CREATE (-EEXIST when the name exists)
+ * and XATTR_REPLACE (-ENODATA when it does not); both: always one of
+ * them, as the kernel. */
+#define FE_F_XCREATE  0x10u
+#define FE_F_XREPLACE 0x20u
 
 /* Tail rules. */
 #define FE_TAIL_NONE 0 /* tail_len must be 0 */
 #define FE_TAIL_OPT  1 /* a path may follow */
 #define FE_TAIL_REQ  2 /* a path must follow */
 #define FE_TAIL_TWO  3 /* two paths follow, each NUL-terminated */
+#define FE_TAIL_X    4 /* struct fe_xhdr, then name_len bytes of name (its
+			  only NUL the last; none for XLIST), value_len
+			  bytes of value (XSET only), then for XSET an
+			  optional path (the rules above) and nothing more */
+
+/*
+ * The head of an xattr op's tail.  XGET, XDEL: a name, no value, size
+ * (XGET) the bytes the caller can take.  XLIST: no name, no value.  XSET:
+ * a name, a value, size 0.
+ */
+struct fe_xhdr {
+	uint32_t name_len;  /* 2..FE_XATTR_NAME_MAX + 1, NUL included; 0
+			       for XLIST */
+	uint32_t value_len; /* 0..FE_XATTR_SIZE_MAX (XSET), else 0 */
+	uint32_t size;      /* XGET: 0..FE_XATTR_SIZE_MAX, XLIST:
+			       0..FE_XATTR_LIST_MAX: room for the bytes of
+			       the reply, 0: only say how many; else 0 */
+	uint32_t pad;       /* zero */
+};
+_Static_assert(sizeof(struct fe_xhdr) == 16, "bump FE_PROTO_VERSION");
+
+/* The longest tail of any op: XSET's. */
+#define FE_TAIL_MAX                                                     \
+	(sizeof(struct fe_xhdr) + FE_XATTR_NAME_MAX + 1 + FE_XATTR_SIZE_MAX + \
+	 FE_PATH_MAX)
+_Static_assert(FE_TAIL_MAX >= 2 * FE_PATH_MAX, "RENAMEDIR fits");
+
+/* The longest reply: a struct fe_rep and a value or a name list. */
+#define FE_REP_MAX (48 + FE_XATTR_LIST_MAX)
 
 /*
  * X(name, allowed flags, tail rule), one op a line.
@@ -71,6 +118,30 @@
  *         read-only memfds of the shared table (fakeenv/map.h), root,
  *         cur, then old while a rehash is in progress.  err -ENOSYS: the
  *         table is not shared; readers ask with GET.
+ *
+ * The xattrs the daemon keeps (the names a real filesystem refuses to an
+ * unprivileged user: security.*, trusted.*, system.posix_acl_access and
+ * system.posix_acl_default; the shim sends no other), per record:
+ * XSET    set the tail's name to its value (FE_F_XCREATE, FE_F_XREPLACE),
+ *         making a record with the default owner when there is none (the
+ *         path, when given, is its hint).  system.posix_acl_access must
+ *         be a valid POSIX ACL (else -EINVAL): its owner, mask (or group)
+ *         and other entries become the permission bits, as the kernel
+ *         does, and a minimal one is not kept.  system.posix_acl_default
+ *         only on a directory (else -EACCES).  Replies like CHMOD.
+ * XGET    count[0] = the value's length; the value follows the reply when
+ *         0 < length <= size; -ERANGE when size is not 0 and too small;
+ *         -ENODATA when there is no such name.
+ * XLIST   the same with the record's names, each NUL-terminated (no
+ *         record, or none: count[0] = 0).
+ * XDEL    remove the name (-ENODATA when absent); a record left with
+ *         nothing else stays.
+ * Every record holding xattrs has FE_REC_XATTR in the shared mapping: a
+ * reader that sees a file without it needs no XGET or XLIST.  CHMOD
+ * rewrites a kept access ACL's owner, mask (or group) and other entries;
+ * CHOWN of a non-directory drops security.capability (the kernel's
+ * killpriv); DROP, a stale record, and MKNOD or CREATE at the key take
+ * them all away.
  */
 #define FE_OPS(X)                                                   \
 	X(GET,     0,                                FE_TAIL_NONE)  \
@@ -87,7 +158,11 @@
 	X(RENAMEDIR, 0,                              FE_TAIL_TWO)   \
 	X(CHECKPOINT, 0,                             FE_TAIL_NONE)  \
 	X(STATUS,  0,                                FE_TAIL_NONE)  \
-	X(MAP,     0,                                FE_TAIL_NONE)
+	X(MAP,     0,                                FE_TAIL_NONE)  \
+	X(XSET,    FE_F_XCREATE | FE_F_XREPLACE,     FE_TAIL_X)     \
+	X(XGET,    0,                                FE_TAIL_X)     \
+	X(XLIST,   0,                                FE_TAIL_X)     \
+	X(XDEL,    0,                                FE_TAIL_X)
 
 enum fe_op {
 	FE_OP_NONE = 0, /* never valid on the wire */
@@ -110,7 +185,8 @@ struct fe_req {
 	uint32_t gid;       /* new gid when FE_F_GID */
 	uint32_t mode;      /* new mode when FE_F_MODE (type bits: MKNOD) */
 	uint64_t rdev;      /* new rdev when FE_F_RDEV */
-	uint32_t tail_len;  /* bytes of path after this header, NUL included */
+	uint32_t tail_len;  /* bytes of tail after this header (paths: NUL
+			       included), at most FE_TAIL_MAX */
 	uint32_t pad;       /* zero */
 };
 _Static_assert(sizeof(struct fe_req) == 64, "bump FE_PROTO_VERSION");
@@ -128,9 +204,12 @@ struct fe_rep {
 	uint32_t pad;      /* zero */
 	uint64_t rdev;     /* effective st_rdev (GET) */
 	uint64_t count[2]; /* STATS: records held, clients connected; MAP:
-			      count[0] = fds passed */
+			      count[0] = fds passed; XGET, XLIST: count[0]
+			      = bytes of the value or list */
 };
 _Static_assert(sizeof(struct fe_rep) == 48, "bump FE_PROTO_VERSION");
+_Static_assert(FE_REP_MAX == sizeof(struct fe_rep) + FE_XATTR_LIST_MAX &&
+		       FE_XATTR_LIST_MAX >= FE_XATTR_SIZE_MAX, "reply size");
 
 /* Status flags. */
 #define FE_S_JOURNAL 0x1u /* the session has a journal file */

@@ -46,10 +46,8 @@ static size_t cap_for(size_t need)
 	return cap;
 }
 
-int fe_arena_add(struct fe_arena *a, const char *s, uint32_t *off)
+int fe_arena_alloc(struct fe_arena *a, size_t n, uint32_t *off)
 {
-	size_t n = strlen(s) + 1;
-
 	if (n > ARENA_MAX_CAP - a->len)
 		return -ENOMEM;
 	if (a->len + n > a->cap) {
@@ -61,10 +59,24 @@ int fe_arena_add(struct fe_arena *a, const char *s, uint32_t *off)
 		a->buf = buf;
 		a->cap = cap;
 	}
-	memcpy(a->buf + a->len, s, n);
 	*off = (uint32_t)a->len;
 	a->len += n;
 	return 0;
+}
+
+char *fe_arena_ptr(const struct fe_arena *a, uint32_t off)
+{
+	return a->buf + off;
+}
+
+int fe_arena_add(struct fe_arena *a, const char *s, uint32_t *off)
+{
+	size_t n = strlen(s) + 1;
+	int r = fe_arena_alloc(a, n, off);
+
+	if (r == 0)
+		memcpy(a->buf + *off, s, n);
+	return r;
 }
 
 const char *fe_arena_str(const struct fe_arena *a, uint32_t off)
@@ -76,6 +88,12 @@ void fe_arena_drop(struct fe_arena *a, uint32_t off)
 {
 	if (off)
 		a->garbage += strlen(a->buf + off) + 1;
+}
+
+void fe_arena_drop_n(struct fe_arena *a, uint32_t off, size_t n)
+{
+	if (off)
+		a->garbage += n;
 }
 
 bool fe_arena_wants_compact(const struct fe_arena *a)
@@ -110,14 +128,17 @@ int fe_arena_compact(struct fe_arena *a, fe_arena_walk_fn *walk, void *ctx)
 
 uint32_t fe_arena_move(struct fe_arena *a, uint32_t off)
 {
-	size_t n;
+	return off ? fe_arena_move_n(a, off, strlen(a->buf + off) + 1) : 0;
+}
+
+uint32_t fe_arena_move_n(struct fe_arena *a, uint32_t off, size_t n)
+{
 	uint32_t moved;
 
 	if (!off)
 		return 0;
-	/* The live strings fit when the walk hands each live offset once:
+	/* The live entries fit when the walk hands each live offset once:
 	 * the new buffer holds at least len - garbage bytes. */
-	n = strlen(a->buf + off) + 1;
 	if (n > a->next_cap - a->next_len)
 		return 0;
 	memcpy(a->next + a->next_len, a->buf + off, n);

@@ -1,7 +1,8 @@
 /*
  * The string arena: an append-only buffer of NUL-terminated strings (the
- * paths of records), addressed by uint32 offsets so that a table slot stays
- * small and position-independent.  Offset 0 is never a string: it means
+ * paths of records) and of byte entries whose length their owner knows
+ * (a path followed by its record's xattrs), addressed by uint32 offsets
+ * so that a table slot stays small and position-independent.  Offset 0 is never a string: it means
  * "none".  The arena owns no record; whoever stores an offset owns that
  * string and must drop it when done.
  */
@@ -41,12 +42,24 @@ void fe_arena_free(struct fe_arena *a);
  * or would pass 4 GiB. */
 int fe_arena_add(struct fe_arena *a, const char *s, uint32_t *off);
 
+/* Room for n bytes (n >= 1, contents undefined): *off gets their offset
+ * (never 0).  Earlier offsets stay valid, pointers into the arena do not.
+ * Returns 0, or -ENOMEM (arena unchanged). */
+int fe_arena_alloc(struct fe_arena *a, size_t n, uint32_t *off);
+
+/* The bytes at off (from fe_arena_alloc() or fe_arena_add()), writable;
+ * valid until the next alloc or compaction. */
+char *fe_arena_ptr(const struct fe_arena *a, uint32_t off);
+
 /* The string at off, or NULL for off 0.  off must come from fe_arena_add()
  * (or fe_arena_move()) and not have been dropped. */
 const char *fe_arena_str(const struct fe_arena *a, uint32_t off);
 
 /* Count the string at off (0: nothing) as garbage: its owner is done. */
 void fe_arena_drop(struct fe_arena *a, uint32_t off);
+
+/* The same for an entry of n bytes. */
+void fe_arena_drop_n(struct fe_arena *a, uint32_t off, size_t n);
 
 /* True when garbage is more than half the arena and more than
  * FE_ARENA_COMPACT_MIN bytes: time for fe_arena_compact(). */
@@ -62,5 +75,8 @@ int fe_arena_compact(struct fe_arena *a, fe_arena_walk_fn *walk, void *ctx);
  * same offset twice could overflow the new buffer: past its end the string
  * is lost (0 is returned) rather than memory overwritten. */
 uint32_t fe_arena_move(struct fe_arena *a, uint32_t off);
+
+/* The same for an entry of n bytes. */
+uint32_t fe_arena_move_n(struct fe_arena *a, uint32_t off, size_t n);
 
 #endif

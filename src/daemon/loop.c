@@ -313,13 +313,29 @@ static ssize_t send_map_reply(struct loop *lp, struct conn *c,
 	return sendmsg(c->fd, &mh, MSG_NOSIGNAL | MSG_DONTWAIT);
 }
 
-/* Send one reply (with the table's fds for MAP).  Returns false when c
- * was closed. */
+/* Send a reply followed by dlen bytes at data, in one message. */
+static ssize_t send_data_reply(struct conn *c, const void *rep, size_t len,
+			       const void *data, size_t dlen)
+{
+	struct iovec iov[2] = { { (void *)rep, len }, { (void *)data, dlen } };
+	struct msghdr mh = { .msg_iov = iov, .msg_iovlen = 2 };
+	ssize_t n = sendmsg(c->fd, &mh, MSG_NOSIGNAL | MSG_DONTWAIT);
+
+	/* One message: all of it, or nothing. */
+	return n == (ssize_t)(len + dlen) ? (ssize_t)len : n < 0 ? n : -1;
+}
+
+/* Send one reply (with the table's fds for MAP, with the bytes the last
+ * request left in srv.rep_data for XGET and XLIST).  Returns false when
+ * c was closed. */
 static bool reply_to(struct loop *lp, struct conn *c, const void *rep,
 		     size_t len, bool map)
 {
 	if (c->mute ||
 	    (map ? send_map_reply(lp, c, rep) :
+	     lp->srv.rep_len ?
+		   send_data_reply(c, rep, len, lp->srv.rep_data,
+				   lp->srv.rep_len) :
 		   send(c->fd, rep, len, MSG_NOSIGNAL | MSG_DONTWAIT)) ==
 		    (ssize_t)len)
 		return true;
@@ -339,6 +355,7 @@ static bool reply_to(struct loop *lp, struct conn *c, const void *rep,
 static bool reply(struct loop *lp, struct conn *c, const void *rep,
 		  size_t len)
 {
+	lp->srv.rep_len = 0;
 	return reply_to(lp, c, rep, len, false);
 }
 
@@ -546,6 +563,7 @@ static void conn_input(struct loop *lp, struct conn *c, uint32_t events)
 			ckpt_start(lp);
 			return;
 		}
+		lp->srv.rep_len = 0;
 		if (lp->buf.req.op == FE_OP_CHECKPOINT) {
 			memset(&rep, 0, sizeof(rep));
 			rep.err = -ENOENT; /* no journal file */

@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 
 #include "common/util.h"
+#include "journal/journal.h"
 
 /* Table slots to start with: 40 KiB, enough for a small build. */
 #define SRV_INIT_CAP 1024
@@ -37,16 +38,26 @@ int fe_srv_init(struct fe_srv *s, bool unknown_is_real)
 
 	memset(s, 0, sizeof(*s));
 	s->unknown_is_real = unknown_is_real;
+	s->xbuf = malloc(FE_XATTR_REC_MAX);
+	if (!s->xbuf)
+		return -ENOMEM;
 	r = fe_tab_init(&s->tab, SRV_INIT_CAP);
+	if (r < 0) {
+		free(s->xbuf);
+		s->xbuf = NULL;
+		return r;
+	}
 	/* Readers of the shared table apply the same default owner. */
-	if (r == 0 && unknown_is_real)
+	if (unknown_is_real)
 		s->tab.root->flags |= FE_MAP_UNKNOWN_REAL;
-	return r;
+	return 0;
 }
 
 void fe_srv_free(struct fe_srv *s)
 {
 	fe_tab_free(&s->tab);
+	free(s->xbuf);
+	s->xbuf = NULL;
 }
 
 /* The ops that leave real_mode unused, so that 0 is accepted there. */
@@ -92,6 +103,48 @@ static const char *tail_problem(unsigned rule, const char *tail, uint32_t n)
 	return path_problem(tail, first) ?: path_problem(nul + 1, n - first);
 }
 
+/* An xattr op's tail (FE_TAIL_X in proto.h). */
+static const char *xtail_problem(uint16_t op, const char *tail, uint32_t n)
+{
+	struct fe_xhdr x;
+	const char *name;
+	uint32_t rest;
+
+	if (n < sizeof(x))
+		return "short xattr tail";
+	memcpy(&x, tail, sizeof(x));
+	if (x.pad)
+		return "non-zero xattr padding";
+	if (op == FE_OP_XLIST) {
+		if (x.name_len || x.value_len)
+			return "name or value on XLIST";
+		if (x.size > FE_XATTR_LIST_MAX)
+			return "xattr list size too large";
+		return n == sizeof(x) ? NULL : "bytes after the xattr header";
+	}
+	if (x.name_len < 2 || x.name_len > FE_XATTR_NAME_MAX + 1)
+		return "bad xattr name length";
+	if (op != FE_OP_XSET && x.value_len)
+		return "xattr value on an op that takes none";
+	if (x.value_len > FE_XATTR_SIZE_MAX)
+		return "xattr value too long";
+	if (op == FE_OP_XGET ? x.size > FE_XATTR_SIZE_MAX : x.size != 0)
+		return "bad xattr size";
+	if ((uint64_t)n - sizeof(x) < (uint64_t)x.name_len + x.value_len)
+		return "xattr tail shorter than its lengths";
+	name = tail + sizeof(x);
+	if (name[x.name_len - 1] != '\0')
+		return "unterminated xattr name";
+	if (memchr(name, '\0', x.name_len - 1))
+		return "NUL inside xattr name";
+	rest = n - (uint32_t)sizeof(x) - x.name_len - x.value_len;
+	if (!rest)
+		return NULL;
+	if (op != FE_OP_XSET)
+		return "bytes after the xattr name";
+	return path_problem(name + x.name_len + x.value_len, rest);
+}
+
 static const char *req_problem(const void *buf, size_t len)
 {
 	struct fe_req req;
@@ -103,6 +156,8 @@ static const char *req_problem(const void *buf, size_t len)
 	memcpy(&req, buf, sizeof(req));
 	if (len - sizeof(req) != req.tail_len)
 		return "length does not match tail_len";
+	if (req.tail_len > FE_TAIL_MAX)
+		return "tail too long";
 	if (req.version != FE_PROTO_VERSION)
 		return "wrong protocol version";
 	if (req.op == FE_OP_NONE || req.op >= FE_OP_COUNT)
@@ -144,6 +199,9 @@ static const char *req_problem(const void *buf, size_t len)
 	 * every process of the user. */
 	if (req.op == FE_OP_SESSION && (req.ino > INT_MAX || req.dev > INT_MAX))
 		return "session pid out of range";
+	if (op_tail[req.op] == FE_TAIL_X)
+		return xtail_problem(req.op, (const char *)buf + sizeof(req),
+				     req.tail_len);
 	return tail_problem(op_tail[req.op], (const char *)buf + sizeof(req),
 			    req.tail_len);
 }
@@ -222,10 +280,12 @@ static void norm_path(const char *in, char *out)
 	out[n] = '\0';
 }
 
-/* Every change to the table goes through put() and del(), which count
- * it for the checkpoint logic. */
-static int put(struct fe_srv *s, uint64_t dev, uint64_t ino,
-	       const struct fe_rec *rec, const char *path)
+/* Every change to the table goes through put(), put_x() and del(),
+ * which count it for the checkpoint logic.  put_x() also replaces the
+ * record's xattrs with the block at blk (len 0: none). */
+static int put_core(struct fe_srv *s, uint64_t dev, uint64_t ino,
+		    const struct fe_rec *rec, const char *path, bool set_x,
+		    const void *blk, size_t len)
 {
 	char buf[FE_PATH_MAX + 1];
 	int r;
@@ -234,11 +294,25 @@ static int put(struct fe_srv *s, uint64_t dev, uint64_t ino,
 		norm_path(path, buf);
 		path = buf;
 	}
-	r = fe_tab_put(&s->tab, dev, ino, rec, path);
+	r = set_x ? fe_tab_put_xattrs(&s->tab, dev, ino, rec, path, blk, len) :
+		    fe_tab_put(&s->tab, dev, ino, rec, path);
 
 	if (r == 0)
 		s->changes++;
 	return r;
+}
+
+static int put(struct fe_srv *s, uint64_t dev, uint64_t ino,
+	       const struct fe_rec *rec, const char *path)
+{
+	return put_core(s, dev, ino, rec, path, false, NULL, 0);
+}
+
+static int put_x(struct fe_srv *s, uint64_t dev, uint64_t ino,
+		 const struct fe_rec *rec, const char *path, const void *blk,
+		 size_t len)
+{
+	return put_core(s, dev, ino, rec, path, true, blk, len);
 }
 
 static bool del(struct fe_srv *s, uint64_t dev, uint64_t ino)
@@ -318,6 +392,16 @@ static void store(struct fe_srv *s, const struct fe_req *req,
 		reply_rec(s, req, rec, rep);
 }
 
+#define CAP_NAME "security.capability"
+
+/* Defined with the xattr ops below. */
+static void store_without(struct fe_srv *s, const struct fe_req *req,
+			  const struct fe_rec *rec, const char *tail,
+			  const char *name, struct fe_rep *rep);
+static void store_chmod(struct fe_srv *s, const struct fe_req *req,
+			const struct fe_rec *rec, const char *tail,
+			struct fe_rep *rep);
+
 static void op_get(struct fe_srv *s, const struct fe_req *req,
 		   struct fe_rep *rep)
 {
@@ -350,6 +434,9 @@ static void op_chown(struct fe_srv *s, const struct fe_req *req,
 			rec.mode = (rec.mode & S_IFMT) | kept;
 			rec.flags |= FE_REC_MODE_SET;
 		}
+		/* And its file capabilities (the kernel's killpriv). */
+		store_without(s, req, &rec, tail, CAP_NAME, rep);
+		return;
 	}
 	store(s, req, &rec, tail, rep);
 }
@@ -365,7 +452,7 @@ static void op_chmod(struct fe_srv *s, const struct fe_req *req,
 		rec.mode = (rec.mode & S_IFMT) | (req->mode & PERM_BITS);
 		rec.flags |= FE_REC_MODE_SET;
 	}
-	store(s, req, &rec, tail, rep);
+	store_chmod(s, req, &rec, tail, rep);
 }
 
 /* The owner a new inode gets: the ids given, else the defaults. */
@@ -506,11 +593,405 @@ static void op_renamedir(struct fe_srv *s, const struct fe_req *req,
 		rep->err = err;
 }
 
+/* ---- xattrs ---- */
+
+#define ACL_ACCESS  "system.posix_acl_access"
+#define ACL_DEFAULT "system.posix_acl_default"
+
+/* One entry of an xattr block: where it starts and ends, its value. */
+struct xent {
+	size_t at, end;
+	const unsigned char *val;
+	size_t vlen;
+};
+
+/* Find name (nlen bytes, no NUL) in the block; fills *e. */
+static bool blk_find(const unsigned char *blk, size_t len, const char *name,
+		     size_t nlen, struct xent *e)
+{
+	size_t pos = 0, start = 0, nl;
+	const char *n;
+
+	while (fe_jnl_xattr_next(blk, len, &pos, &n, &nl, &e->val, &e->vlen)) {
+		if (nl == nlen && !memcmp(n, name, nlen)) {
+			e->at = start;
+			e->end = pos;
+			return true;
+		}
+		start = pos;
+	}
+	return false;
+}
+
+/* Bytes of the name list of a block: each name and a NUL. */
+static size_t blk_list_len(const unsigned char *blk, size_t len)
+{
+	size_t pos = 0, nl, vl, n = 0;
+	const unsigned char *v;
+	const char *name;
+
+	while (fe_jnl_xattr_next(blk, len, &pos, &name, &nl, &v, &vl))
+		n += nl + 1;
+	return n;
+}
+
+/* The block without entry e into out (room for len bytes); returns its
+ * length. */
+static size_t blk_without(const unsigned char *blk, size_t len,
+			  const struct xent *e, unsigned char *out)
+{
+	memcpy(out, blk, e->at);
+	memcpy(out + e->at, blk + e->end, len - e->end);
+	return len - (e->end - e->at);
+}
+
+static uint32_t le16(const unsigned char *p)
+{
+	return p[0] | (uint32_t)p[1] << 8;
+}
+
+static uint32_t le32(const unsigned char *p)
+{
+	return le16(p) | le16(p + 2) << 16;
+}
+
+enum {
+	ACL_USER_OBJ = 0x01,
+	ACL_USER = 0x02,
+	ACL_GROUP_OBJ = 0x04,
+	ACL_GROUP = 0x08,
+	ACL_MASK = 0x10,
+	ACL_OTHER = 0x20,
+};
+
+/*
+ * A POSIX ACL in its xattr form (linux/posix_acl_xattr.h: a u32 version
+ * 2, then 8-byte entries {u16 tag, u16 perm, u32 id}, little-endian),
+ * checked as the kernel does (posix_acl_from_xattr, posix_acl_valid):
+ * entries in tag order, USER and GROUP ids increasing, one each of
+ * USER_OBJ, GROUP_OBJ and OTHER, at most one MASK and one whenever there
+ * are USER or GROUP entries, perms within rwx.  *perm gets the
+ * permission bits it stands for (owner, mask or else group, other);
+ * *minimal whether it is only USER_OBJ, GROUP_OBJ and OTHER.  Returns 1,
+ * 0 for an ACL with no entry at all (the kernel takes it as "remove the
+ * ACL"), or -EINVAL.
+ */
+static int acl_parse(const unsigned char *v, size_t len, uint32_t *perm,
+		     bool *minimal)
+{
+	uint32_t prev_tag = 0, prev_id = 0, u = 0, g = 0, o = 0, m = 0;
+	unsigned seen = 0;
+
+	if (len < 4 || (len - 4) % 8 || le32(v) != 2)
+		return -EINVAL;
+	if (len == 4)
+		return 0;
+	for (size_t off = 4; off < len; off += 8) {
+		uint32_t tag = le16(v + off), bits = le16(v + off + 2);
+		uint32_t id = le32(v + off + 4);
+
+		if (bits & ~7u || tag < prev_tag)
+			return -EINVAL;
+		switch (tag) {
+		case ACL_USER:
+		case ACL_GROUP:
+			if (tag == prev_tag && id <= prev_id)
+				return -EINVAL;
+			break;
+		case ACL_USER_OBJ:
+		case ACL_GROUP_OBJ:
+		case ACL_MASK:
+		case ACL_OTHER:
+			if (seen & tag)
+				return -EINVAL;
+			break;
+		default:
+			return -EINVAL;
+		}
+		if (tag == ACL_USER_OBJ)
+			u = bits;
+		else if (tag == ACL_GROUP_OBJ)
+			g = bits;
+		else if (tag == ACL_MASK)
+			m = bits;
+		else if (tag == ACL_OTHER)
+			o = bits;
+		seen |= tag;
+		prev_tag = tag;
+		prev_id = id;
+	}
+	if ((seen & (ACL_USER_OBJ | ACL_GROUP_OBJ | ACL_OTHER)) !=
+	    (ACL_USER_OBJ | ACL_GROUP_OBJ | ACL_OTHER))
+		return -EINVAL;
+	if ((seen & (ACL_USER | ACL_GROUP)) && !(seen & ACL_MASK))
+		return -EINVAL;
+	*perm = u << 6 | ((seen & ACL_MASK) ? m : g) << 3 | o;
+	*minimal = !(seen & (ACL_USER | ACL_GROUP | ACL_MASK));
+	return 1;
+}
+
+/* A chmod of a file with an access ACL: owner, mask (or group) and other
+ * entries take the new bits, as the kernel's posix_acl_chmod.  v was a
+ * valid ACL when set (a journal could hold anything: only whole entries
+ * are touched). */
+static void acl_chmod(unsigned char *v, size_t len, uint32_t perm)
+{
+	bool mask = false;
+
+	for (size_t off = 4; off + 8 <= len; off += 8)
+		mask |= le16(v + off) == ACL_MASK;
+	for (size_t off = 4; off + 8 <= len; off += 8) {
+		uint32_t tag = le16(v + off), bits;
+
+		if (tag == ACL_USER_OBJ)
+			bits = perm >> 6 & 7;
+		else if (tag == (mask ? ACL_MASK : ACL_GROUP_OBJ))
+			bits = perm >> 3 & 7;
+		else if (tag == ACL_OTHER)
+			bits = perm & 7;
+		else
+			continue;
+		v[off + 2] = (unsigned char)bits;
+		v[off + 3] = 0;
+	}
+}
+
+/* Store rec, with its xattrs less the one named name when it has it. */
+static void store_without(struct fe_srv *s, const struct fe_req *req,
+			  const struct fe_rec *rec, const char *tail,
+			  const char *name, struct fe_rep *rep)
+{
+	const unsigned char *blk;
+	struct xent e;
+	size_t len;
+	int r;
+
+	fe_tab_xattrs(&s->tab, rec, &blk, &len);
+	/* (A journal may have held more than xbuf takes: kept whole.) */
+	if (!blk || len > FE_XATTR_REC_MAX ||
+	    !blk_find(blk, len, name, strlen(name), &e)) {
+		store(s, req, rec, tail, rep);
+		return;
+	}
+	len = blk_without(blk, len, &e, s->xbuf);
+	r = put_x(s, req->dev, req->ino, rec, tail, s->xbuf, len);
+	if (r < 0)
+		rep->err = r;
+	else
+		reply_rec(s, req, rec, rep);
+}
+
+/* Store rec after a chmod: a kept access ACL follows the new bits. */
+static void store_chmod(struct fe_srv *s, const struct fe_req *req,
+			const struct fe_rec *rec, const char *tail,
+			struct fe_rep *rep)
+{
+	const unsigned char *blk;
+	struct xent e;
+	size_t len;
+	int r;
+
+	fe_tab_xattrs(&s->tab, rec, &blk, &len);
+	if (!blk || !blk_find(blk, len, ACL_ACCESS, strlen(ACL_ACCESS), &e) ||
+	    len > FE_XATTR_REC_MAX) {
+		store(s, req, rec, tail, rep);
+		return;
+	}
+	memcpy(s->xbuf, blk, len);
+	acl_chmod(s->xbuf + (e.val - blk), e.vlen, eff_perm(rec, req));
+	r = put_x(s, req->dev, req->ino, rec, tail, s->xbuf, len);
+	if (r < 0)
+		rep->err = r;
+	else
+		reply_rec(s, req, rec, rep);
+}
+
+/* The parts of an xattr op's tail, which fe_req_check() passed. */
+struct xreq {
+	struct fe_xhdr h;
+	const char *name;         /* NUL-terminated */
+	size_t nlen;              /* strlen(name) */
+	const unsigned char *val; /* h.value_len bytes */
+	const char *path;         /* XSET's path, or NULL */
+};
+
+static void xreq_of(const struct fe_req *req, const char *tail,
+		    struct xreq *x)
+{
+	memcpy(&x->h, tail, sizeof(x->h));
+	x->name = tail + sizeof(x->h);
+	x->nlen = x->h.name_len ? x->h.name_len - 1 : 0;
+	x->val = (const unsigned char *)x->name + x->h.name_len;
+	x->path = req->tail_len > sizeof(x->h) + x->h.name_len + x->h.value_len ?
+			  (const char *)x->val + x->h.value_len :
+			  NULL;
+}
+
+/* Reply the bytes at data (len) to a caller with room for size of them
+ * (0: only asking how many). */
+static void reply_bytes(struct fe_srv *s, const void *data, size_t len,
+			uint32_t size, struct fe_rep *rep)
+{
+	rep->count[0] = len;
+	if (size == 0 || len == 0)
+		return;
+	if (size < len) {
+		rep->err = -ERANGE;
+		return;
+	}
+	s->rep_data = data;
+	s->rep_len = len;
+}
+
+static void op_xset(struct fe_srv *s, const struct fe_req *req,
+		    const char *tail, struct fe_rep *rep)
+{
+	const unsigned char *blk;
+	struct fe_rec rec;
+	struct xreq x;
+	struct xent e;
+	size_t len, n;
+	bool found, keep = true;
+	int r;
+
+	xreq_of(req, tail, &x);
+	if (!lookup(s, req, &rec))
+		new_rec(s, req, &rec);
+	fe_tab_xattrs(&s->tab, &rec, &blk, &len);
+	found = blk && blk_find(blk, len, x.name, x.nlen, &e);
+	if (found && (req->flags & FE_F_XCREATE)) {
+		rep->err = -EEXIST;
+		return;
+	}
+	if (!found && (req->flags & FE_F_XREPLACE)) {
+		rep->err = -ENODATA;
+		return;
+	}
+	if (!strcmp(x.name, ACL_ACCESS) || !strcmp(x.name, ACL_DEFAULT)) {
+		uint32_t perm;
+		bool minimal;
+		int a = acl_parse(x.val, x.h.value_len, &perm, &minimal);
+
+		if (a < 0) {
+			rep->err = -EINVAL;
+			return;
+		}
+		if (!strcmp(x.name, ACL_DEFAULT) &&
+		    eff_type(&rec, req) != S_IFDIR) {
+			if (a == 0)
+				return; /* nothing to remove: done */
+			rep->err = -EACCES;
+			return;
+		}
+		if (a == 0) {
+			/* An empty ACL: remove the one kept. */
+			keep = false;
+		} else if (!strcmp(x.name, ACL_ACCESS)) {
+			/* The bits it stands for become the mode; a minimal
+			 * ACL is nothing more (posix_acl_update_mode). */
+			rec.mode = (rec.mode & S_IFMT) |
+				   (eff_perm(&rec, req) & 07000) | perm;
+			rec.flags |= FE_REC_MODE_SET;
+			keep = !minimal;
+		}
+	}
+	n = found ? len - (e.end - e.at) : len;
+	if (n + (keep ? 8 + x.nlen + x.h.value_len : 0) > FE_XATTR_REC_MAX) {
+		rep->err = -ENOSPC;
+		return;
+	}
+	if (found)
+		n = blk_without(blk, len, &e, s->xbuf);
+	else if (len)
+		memcpy(s->xbuf, blk, len);
+	if (keep &&
+	    (fe_jnl_xattr_put(s->xbuf, FE_XATTR_REC_MAX, &n, x.name, x.val,
+			      x.h.value_len) < 0 ||
+	     blk_list_len(s->xbuf, n) > FE_XATTR_LIST_MAX)) {
+		rep->err = -ENOSPC;
+		return;
+	}
+	r = put_x(s, req->dev, req->ino, &rec, x.path, s->xbuf, n);
+	if (r < 0)
+		rep->err = r;
+	else
+		reply_rec(s, req, &rec, rep);
+}
+
+static void op_xget(struct fe_srv *s, const struct fe_req *req,
+		    const char *tail, struct fe_rep *rep)
+{
+	const unsigned char *blk = NULL;
+	struct fe_rec rec;
+	struct xreq x;
+	struct xent e;
+	size_t len;
+
+	xreq_of(req, tail, &x);
+	if (lookup(s, req, &rec))
+		fe_tab_xattrs(&s->tab, &rec, &blk, &len);
+	if (!blk || !blk_find(blk, len, x.name, x.nlen, &e)) {
+		rep->err = -ENODATA;
+		return;
+	}
+	reply_bytes(s, e.val, e.vlen, x.h.size, rep);
+}
+
+static void op_xlist(struct fe_srv *s, const struct fe_req *req,
+		     const char *tail, struct fe_rep *rep)
+{
+	const unsigned char *blk = NULL, *v;
+	size_t len = 0, pos = 0, n = 0, nl, vl;
+	struct fe_rec rec;
+	const char *name;
+	struct xreq x;
+
+	xreq_of(req, tail, &x);
+	if (lookup(s, req, &rec))
+		fe_tab_xattrs(&s->tab, &rec, &blk, &len);
+	while (blk && fe_jnl_xattr_next(blk, len, &pos, &name, &nl, &v, &vl) &&
+	       n + nl + 1 <= FE_XATTR_LIST_MAX) {
+		memcpy(s->xbuf + n, name, nl);
+		s->xbuf[n + nl] = '\0';
+		n += nl + 1;
+	}
+	reply_bytes(s, s->xbuf, n, x.h.size, rep);
+}
+
+static void op_xdel(struct fe_srv *s, const struct fe_req *req,
+		    const char *tail, struct fe_rep *rep)
+{
+	const unsigned char *blk = NULL;
+	struct fe_rec rec;
+	struct xreq x;
+	struct xent e;
+	size_t len;
+	int r;
+
+	xreq_of(req, tail, &x);
+	if (lookup(s, req, &rec))
+		fe_tab_xattrs(&s->tab, &rec, &blk, &len);
+	if (!blk || !blk_find(blk, len, x.name, x.nlen, &e)) {
+		rep->err = -ENODATA;
+		return;
+	}
+	if (len > FE_XATTR_REC_MAX) {
+		rep->err = -ENOSPC; /* a journal's record larger than ours */
+		return;
+	}
+	len = blk_without(blk, len, &e, s->xbuf);
+	r = put_x(s, req->dev, req->ino, &rec, NULL, s->xbuf, len);
+	if (r < 0)
+		rep->err = r;
+}
+
 void fe_serve_req(struct fe_srv *s, struct fe_sess *sess,
 		  const struct fe_req *req, const char *tail,
 		  struct fe_rep *rep)
 {
 	memset(rep, 0, sizeof(*rep));
+	s->rep_data = NULL;
+	s->rep_len = 0;
 	switch (req->op) {
 	case FE_OP_GET:
 		op_get(s, req, rep);
@@ -559,6 +1040,18 @@ void fe_serve_req(struct fe_srv *s, struct fe_sess *sess,
 			rep->count[0] = (uint64_t)n;
 		break;
 	}
+	case FE_OP_XSET:
+		op_xset(s, req, tail, rep);
+		break;
+	case FE_OP_XGET:
+		op_xget(s, req, tail, rep);
+		break;
+	case FE_OP_XLIST:
+		op_xlist(s, req, tail, rep);
+		break;
+	case FE_OP_XDEL:
+		op_xdel(s, req, tail, rep);
+		break;
 	default:
 		/* fe_req_check() let no other op through. */
 		rep->err = -EPROTO;

@@ -15,7 +15,7 @@
 
 /* The receive buffer: a whole valid message fits, and one byte more shows
  * that a message is too long. */
-#define FE_REQ_BUF (sizeof(struct fe_req) + 2 * FE_PATH_MAX + 1)
+#define FE_REQ_BUF (sizeof(struct fe_req) + FE_TAIL_MAX + 1)
 
 /* The state every connection shares. */
 struct fe_srv {
@@ -26,6 +26,13 @@ struct fe_srv {
 	uint64_t changes;      /* records put or deleted since start: the
 				  loop compares it with the count at the
 				  last checkpoint */
+	unsigned char *xbuf;   /* FE_XATTR_REC_MAX bytes, allocated once:
+				  xattr blocks and name lists are built
+				  here */
+	const void *rep_data;  /* the bytes that follow the last request's
+				  reply (XGET, XLIST), valid until the next
+				  request */
+	size_t rep_len;        /* how many, 0: none */
 };
 
 /* A connection's session, set by SESSION and DETACH. */
@@ -48,6 +55,9 @@ void fe_srv_free(struct fe_srv *s);
  * zero; the op's tail rule, and a tail is a path of 2..FE_PATH_MAX bytes
  * ending in its only NUL; real_mode has no bits outside S_IFMT | 07777 and
  * a valid file type (type 0 allowed for SESSION, DETACH, STATS only);
+ * an xattr op's tail follows FE_TAIL_X (proto.h: lengths within the
+ * limits and adding up, the name's only NUL its last byte, size within
+ * the op's limit, pad zero, an XSET path as above);
  * CHMOD and CREATE's FE_F_MODE mode has no bits outside 07777; MKNOD's
  * FE_F_MODE mode is a CHR, BLK, FIFO, SOCK or REG type with no bits
  * outside S_IFMT | 07777; SESSION's pid and group are within pid_t.
@@ -67,7 +77,9 @@ int fe_req_check(const void *buf, size_t len, const char **why);
  * are faked (rdev is 0 otherwise); DROP replies FE_R_FOUND if it removed
  * one; STATS fills count[]; MAP
  * says in count[0] how many fds fe_tab_map_fds() gives (the loop sends
- * them), or -ENOSYS.  SESSION and DETACH change *sess only.
+ * them), or -ENOSYS.  SESSION and DETACH change *sess only.  XGET and
+ * XLIST put what follows the reply in s->rep_data and s->rep_len (0 for
+ * every other op).
  */
 void fe_serve_req(struct fe_srv *s, struct fe_sess *sess,
 		  const struct fe_req *req, const char *tail,

@@ -1,6 +1,7 @@
 /*
  * Loading and saving the journal; see state.h and src/journal/journal.h
- * for the format.
+ * for the format.  A record's xattrs travel as its journal xattr block,
+ * the same bytes the table keeps after its path.
  */
 #include "state.h"
 
@@ -20,13 +21,14 @@
 #include "journal/recheck.h"
 
 /* One record of a snapshot; its path is at off in the snapshot's string
- * buffer, len bytes plus a NUL. */
+ * buffer, len bytes plus a NUL, then xlen bytes of its xattr block. */
 struct snap_rec {
 	uint64_t dev;
 	uint64_t ino;
 	uint64_t rdev;
 	uint64_t off;
 	uint32_t len;
+	uint32_t xlen;
 	uint32_t uid;
 	uint32_t gid;
 	uint32_t mode;
@@ -200,7 +202,8 @@ int fe_state_load(struct fe_srv *s, const char *path,
 		rec.mode = jr.mode;
 		rec.flags = rec_flags(jr.flags);
 		rec.rdev = jr.rdev;
-		r = fe_tab_put(&s->tab, dev, ino, &rec, jr.path);
+		r = fe_tab_put_xattrs(&s->tab, dev, ino, &rec, jr.path,
+				      jr.xattrs, jr.xattrs_len);
 		if (r < 0) {
 			fe_log("journal %s: %s after %llu records", path,
 			       fe_strerror(-r), (unsigned long long)i);
@@ -241,8 +244,11 @@ struct fe_snap *fe_snap_take(const struct fe_tab *t)
 	 * once at its exact size. */
 	while (fe_tab_next(t, &pos, &dev, &ino, &rec)) {
 		const char *p = fe_tab_path(t, &rec);
+		const unsigned char *x;
+		size_t xlen;
 
-		plen += (p ? strlen(p) : 0) + 1;
+		fe_tab_xattrs(t, &rec, &x, &xlen);
+		plen += (p ? strlen(p) : 0) + 1 + xlen;
 	}
 	sn->paths = malloc(plen ? plen : 1);
 	if (!sn->paths)
@@ -252,13 +258,17 @@ struct fe_snap *fe_snap_take(const struct fe_tab *t)
 		const char *p = fe_tab_path(t, &rec);
 		size_t len = p ? strlen(p) : 0;
 		struct snap_rec *s = &sn->recs[sn->n++];
+		const unsigned char *x;
+		size_t xlen;
 
+		fe_tab_xattrs(t, &rec, &x, &xlen);
 		*s = (struct snap_rec){
 			.dev = dev,
 			.ino = ino,
 			.rdev = (rec.flags & FE_REC_DEV_SET) ? rec.rdev : 0,
 			.off = sn->paths_len,
 			.len = (uint32_t)len,
+			.xlen = (uint32_t)xlen,
 			.uid = rec.uid,
 			.gid = rec.gid,
 			.mode = rec.mode,
@@ -266,6 +276,9 @@ struct fe_snap *fe_snap_take(const struct fe_tab *t)
 		};
 		memcpy(sn->paths + sn->paths_len, p ? p : "", len + 1);
 		sn->paths_len += len + 1;
+		if (xlen)
+			memcpy(sn->paths + sn->paths_len, x, xlen);
+		sn->paths_len += xlen;
 	}
 	return sn;
 fail:
@@ -300,6 +313,8 @@ static void to_jrec(const struct fe_snap *sn, const struct snap_rec *s,
 	r->flags = s->flags;
 	r->path = sn->paths + s->off;
 	r->path_len = s->len;
+	r->xattrs = (const unsigned char *)sn->paths + s->off + s->len + 1;
+	r->xattrs_len = s->xlen;
 }
 
 static int emit(struct fe_jnl_w *w, int fd, void *ctx)

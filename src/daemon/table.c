@@ -50,17 +50,22 @@ static void root_publish(struct fe_tab *t)
 	__atomic_store_n(&r->seq, r->seq + 1, __ATOMIC_RELEASE);
 }
 
-/* Count a USED slot with these flags in or out of root's ndev: readers
- * skip device lookups (readdir's d_type) while it is 0.  Written before
- * the slot, and before the reply that makes it visible. */
-static void ndev_count(struct fe_tab *t, uint32_t flags, int delta)
+/* Count a USED slot with these flags in or out of root's ndev and
+ * nxattr: readers skip device lookups (readdir's d_type) while ndev is 0,
+ * xattr lookups while nxattr is.  Written before the slot, and before
+ * the reply that makes it visible. */
+static void flag_count(struct fe_tab *t, uint32_t flags, int delta)
 {
-	uint32_t dev = FE_SLOT_USED | FE_REC_DEV_SET;
-
-	if ((flags & dev) != dev)
+	if (!(flags & FE_SLOT_USED))
 		return;
-	__atomic_store_n(&t->root->ndev, t->root->ndev + (uint64_t)(int64_t)delta,
-			 __ATOMIC_RELAXED);
+	if (flags & FE_REC_DEV_SET)
+		__atomic_store_n(&t->root->ndev,
+				 t->root->ndev + (uint64_t)(int64_t)delta,
+				 __ATOMIC_RELAXED);
+	if (flags & FE_REC_XATTR)
+		__atomic_store_n(&t->root->nxattr,
+				 t->root->nxattr + (uint64_t)(int64_t)delta,
+				 __ATOMIC_RELAXED);
 }
 
 /*
@@ -392,6 +397,26 @@ static int make_room(struct fe_tab *t)
 	}
 }
 
+/* Bytes of the arena entry at off of a slot with these flags: the path
+ * and its NUL, then with FE_REC_XATTR a u32 length and the block. */
+static size_t entry_len(const struct fe_arena *a, uint32_t off,
+			uint32_t flags)
+{
+	const char *p;
+	size_t n;
+	uint32_t bl;
+
+	if (!off)
+		return 0;
+	p = fe_arena_str(a, off);
+	n = strlen(p) + 1;
+	if (flags & FE_REC_XATTR) {
+		memcpy(&bl, p + n, sizeof(bl));
+		n += sizeof(bl) + bl;
+	}
+	return n;
+}
+
 /* fe_arena_compact()'s walk: hand every path to the new buffer. */
 static void walk_paths(struct fe_arena *a, void *ctx)
 {
@@ -407,28 +432,93 @@ static void walk_paths(struct fe_arena *a, void *ctx)
 			if (!(s->flags & FE_SLOT_USED) || !s->path)
 				continue;
 			slot_begin(s);
-			SET(s, path, fe_arena_move(a, s->path));
+			SET(s, path,
+			    fe_arena_move_n(a, s->path,
+					    entry_len(a, s->path, s->flags)));
 			slot_end(s);
 		}
 	}
 }
 
-/* The string at off is no longer referenced: count it as garbage and
- * compact the arena when garbage dominates.  A failed compaction leaves
- * the garbage in place; the next drop tries again. */
-static void drop_path(struct fe_tab *t, uint32_t off)
+/* The entry at off, of a slot that had these flags, is no longer
+ * referenced: count it as garbage and compact the arena when garbage
+ * dominates.  A failed compaction leaves the garbage in place; the next
+ * drop tries again. */
+static void drop_path(struct fe_tab *t, uint32_t off, uint32_t flags)
 {
-	fe_arena_drop(&t->arena, off);
+	fe_arena_drop_n(&t->arena, off, entry_len(&t->arena, off, flags));
 	if (fe_arena_wants_compact(&t->arena))
 		(void)fe_arena_compact(&t->arena, walk_paths, t);
 }
 
-int fe_tab_put(struct fe_tab *t, uint64_t dev, uint64_t ino,
-	       const struct fe_rec *rec, const char *path)
+/*
+ * Write a new arena entry for a record whose slot (NULL: none yet) has
+ * its entry at old_off with old_flags: the path (path, else the old one,
+ * else "" when xattrs need an entry), then the xattrs (blk/len when
+ * set_x, else the old ones).  *off gets the entry (0: none needed), *has_x
+ * whether it holds xattrs.  Returns 0 or -ENOMEM (nothing changed).
+ */
+static int new_entry(struct fe_tab *t, uint32_t old_off, uint32_t old_flags,
+		     const char *path, bool set_x, const void *blk,
+		     size_t len, uint32_t *off, bool *has_x)
+{
+	size_t plen, n, old_plen = 0, xlen;
+	uint32_t xl32;
+	char *p;
+	int r;
+
+	if (old_off)
+		old_plen = strlen(fe_arena_str(&t->arena, old_off)) + 1;
+	if (set_x) {
+		xlen = len;
+	} else if (old_flags & FE_REC_XATTR) {
+		memcpy(&xl32, fe_arena_str(&t->arena, old_off) + old_plen,
+		       sizeof(xl32));
+		xlen = xl32;
+	} else {
+		xlen = 0;
+	}
+	*has_x = xlen > 0;
+	if (xlen > UINT32_MAX / 2)
+		return -ENOMEM;
+	plen = path ? strlen(path) + 1 : old_off ? old_plen : 1;
+	if (!path && !old_off && !xlen) {
+		*off = 0;
+		return 0;
+	}
+	n = plen + (xlen ? sizeof(xl32) + xlen : 0);
+	r = fe_arena_alloc(&t->arena, n, off);
+	if (r < 0)
+		return r;
+	/* Pointers into the arena only now: the alloc may have moved it. */
+	p = fe_arena_ptr(&t->arena, *off);
+	if (path)
+		memcpy(p, path, plen);
+	else if (old_off)
+		memcpy(p, fe_arena_str(&t->arena, old_off), plen);
+	else
+		p[0] = '\0';
+	if (!xlen)
+		return 0;
+	xl32 = (uint32_t)xlen;
+	memcpy(p + plen, &xl32, sizeof(xl32));
+	if (set_x)
+		memcpy(p + plen + sizeof(xl32), blk, xlen);
+	else
+		memcpy(p + plen + sizeof(xl32),
+		       fe_arena_str(&t->arena, old_off) + old_plen +
+			       sizeof(xl32),
+		       xlen);
+	return 0;
+}
+
+static int put_core(struct fe_tab *t, uint64_t dev, uint64_t ino,
+		    const struct fe_rec *rec, const char *path, bool set_x,
+		    const void *blk, size_t len)
 {
 	struct fe_slot *s;
-	uint32_t off = 0;
-	uint32_t old_off;
+	uint32_t off = 0, old_off = 0, old_flags = 0, flags;
+	bool rewrite = path || set_x, has_x;
 	int r;
 
 	/* The slots keep 32 bits of dev and rdev (fakeenv/map.h). */
@@ -440,9 +530,14 @@ int fe_tab_put(struct fe_tab *t, uint64_t dev, uint64_t ino,
 		r = make_room(t);
 		if (r < 0)
 			return r;
+	} else {
+		old_off = s->path;
+		old_flags = s->flags;
 	}
-	if (path) {
-		r = fe_arena_add(&t->arena, path, &off);
+	has_x = old_flags & FE_REC_XATTR;
+	if (rewrite) {
+		r = new_entry(t, old_off, old_flags, path, set_x, blk, len,
+			      &off, &has_x);
 		if (r < 0)
 			return r;
 	}
@@ -455,20 +550,51 @@ int fe_tab_put(struct fe_tab *t, uint64_t dev, uint64_t ino,
 	} else {
 		slot_begin(s);
 	}
-	old_off = s->path;
-	ndev_count(t, s->flags, -1);
-	ndev_count(t, FE_SLOT_USED | rec->flags, +1);
+	flags = FE_SLOT_USED | (rec->flags & FE_REC_FLAGS & ~FE_REC_XATTR) |
+		(has_x ? FE_REC_XATTR : 0);
+	flag_count(t, s->flags, -1);
+	flag_count(t, flags, +1);
 	SET(s, uid, rec->uid);
 	SET(s, gid, rec->gid);
 	SET(s, mode, rec->mode);
 	SET(s, rdev, rec->rdev);
-	SET(s, flags, FE_SLOT_USED | (rec->flags & FE_REC_FLAGS));
-	if (path)
+	SET(s, flags, flags);
+	if (rewrite)
 		SET(s, path, off);
 	slot_end(s);
-	if (path)
-		drop_path(t, old_off);
+	if (rewrite)
+		drop_path(t, old_off, old_flags);
 	return 0;
+}
+
+int fe_tab_put(struct fe_tab *t, uint64_t dev, uint64_t ino,
+	       const struct fe_rec *rec, const char *path)
+{
+	return put_core(t, dev, ino, rec, path, false, NULL, 0);
+}
+
+int fe_tab_put_xattrs(struct fe_tab *t, uint64_t dev, uint64_t ino,
+		      const struct fe_rec *rec, const char *path,
+		      const void *blk, size_t len)
+{
+	return put_core(t, dev, ino, rec, path, true, blk, len);
+}
+
+void fe_tab_xattrs(const struct fe_tab *t, const struct fe_rec *rec,
+		   const unsigned char **blk, size_t *len)
+{
+	const char *p;
+	uint32_t bl;
+
+	*blk = NULL;
+	*len = 0;
+	if (!(rec->flags & FE_REC_XATTR) || !rec->path)
+		return;
+	p = fe_arena_str(&t->arena, rec->path);
+	p += strlen(p) + 1;
+	memcpy(&bl, p, sizeof(bl));
+	*blk = (const unsigned char *)p + sizeof(bl);
+	*len = bl;
 }
 
 bool fe_tab_del(struct fe_tab *t, uint64_t dev, uint64_t ino)
@@ -476,7 +602,7 @@ bool fe_tab_del(struct fe_tab *t, uint64_t dev, uint64_t ino)
 	struct fe_tab_arr *arr;
 	struct fe_slot *s;
 	bool in_old;
-	uint32_t off;
+	uint32_t off, flags;
 
 	fe_tab_rehash_step(t, FE_TAB_STEP);
 	s = find_both(t, dev, ino, &in_old);
@@ -484,14 +610,15 @@ bool fe_tab_del(struct fe_tab *t, uint64_t dev, uint64_t ino)
 		return false;
 	arr = in_old ? &t->old : &t->cur;
 	off = s->path;
-	ndev_count(t, s->flags, -1);
+	flags = s->flags;
+	flag_count(t, flags, -1);
 	slot_begin(s);
 	SET(s, flags, FE_SLOT_TOMB);
 	SET(s, path, 0);
 	slot_end(s);
 	arr->used--;
 	arr->tombs++;
-	drop_path(t, off);
+	drop_path(t, off, flags);
 	return true;
 }
 

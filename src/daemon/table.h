@@ -2,7 +2,10 @@
  * The record table: open addressing with linear probing over fixed-size
  * slots keyed by (st_dev, st_ino), with tombstone deletion and incremental
  * growth in the manner of redis's dictRehash.  Paths live in an arena
- * owned by the table.  Single-threaded; allocation happens only at init,
+ * owned by the table, each followed, for a record with FE_REC_XATTR, by
+ * its xattrs: a u32 length (host order, unaligned) and a block in the
+ * journal's format (src/journal/journal.h), so that a record's path and
+ * xattrs are one arena entry, owned by its slot, and move with it.  Single-threaded; allocation happens only at init,
  * on growth and on arena compaction, and its failure is -ENOMEM, never an
  * exit.
  *
@@ -17,6 +20,9 @@
  *    slots are never moved within an array (no backward shift), so a probe
  *    never misses a record that another write displaced;
  *  - each non-zero path offset is owned by exactly one USED slot;
+ *  - a slot has FE_REC_XATTR exactly when its entry holds a non-empty
+ *    xattr block (its path offset is then never 0: a record without a
+ *    path has the empty path "");
  *  - the root (fakeenv/map.h) names cur and old as they are; it changes
  *    only when a rehash starts or ends, and every slot write is bracketed
  *    by its seq, so lock-free readers in other processes see a consistent
@@ -92,13 +98,28 @@ void fe_tab_free(struct fe_tab *t);
 bool fe_tab_find(const struct fe_tab *t, uint64_t dev, uint64_t ino,
 		 struct fe_rec *rec);
 
-/* Insert or replace the record at (dev, ino) with rec (rec->path is
- * ignored).  path: NULL keeps the record's path (none for a new record),
- * else replaces it with a copy.  Returns 0, -EINVAL when dev or
- * rec->rdev is past FE_DEV_MAX, or -ENOMEM with the record unchanged
- * (absent if it was). */
+/* Insert or replace the record at (dev, ino) with rec (rec->path and
+ * FE_REC_XATTR in rec->flags are ignored: the record keeps its xattrs).
+ * path: NULL keeps the record's path (none for a new record), else
+ * replaces it with a copy.  Returns 0, -EINVAL when dev or rec->rdev is
+ * past FE_DEV_MAX, or -ENOMEM with the record unchanged (absent if it
+ * was). */
 int fe_tab_put(struct fe_tab *t, uint64_t dev, uint64_t ino,
 	       const struct fe_rec *rec, const char *path);
+
+/* fe_tab_put(), and the record's xattrs become the len bytes at blk (a
+ * block in the journal's format; len 0: none, and FE_REC_XATTR goes).
+ * blk must not point into the table's arena.  Returns 0, or -ENOMEM
+ * (len past 4 GiB too) with nothing changed. */
+int fe_tab_put_xattrs(struct fe_tab *t, uint64_t dev, uint64_t ino,
+		      const struct fe_rec *rec, const char *path,
+		      const void *blk, size_t len);
+
+/* The xattr block of a record read by fe_tab_find() or fe_tab_next():
+ * *blk and *len, or NULL and 0 without FE_REC_XATTR.  Valid until the
+ * next fe_tab_put*() or fe_tab_del(). */
+void fe_tab_xattrs(const struct fe_tab *t, const struct fe_rec *rec,
+		   const unsigned char **blk, size_t *len);
 
 /* Delete the record at (dev, ino).  Returns true if there was one. */
 bool fe_tab_del(struct fe_tab *t, uint64_t dev, uint64_t ino);
@@ -112,7 +133,8 @@ bool fe_tab_next(const struct fe_tab *t, size_t *pos, uint64_t *dev,
 /* Records held. */
 size_t fe_tab_count(const struct fe_tab *t);
 
-/* The path of a record read by fe_tab_find(), or NULL.  Valid until the
+/* The path of a record read by fe_tab_find(), or NULL ("" for a record
+ * with xattrs and no path).  Valid until the
  * next fe_tab_put() or fe_tab_del(). */
 const char *fe_tab_path(const struct fe_tab *t, const struct fe_rec *rec);
 

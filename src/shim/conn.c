@@ -125,45 +125,63 @@ static bool still_ours(int fd)
 	       st.st_dev == conn_dev && st.st_ino == conn_ino;
 }
 
+/* One round trip's messages: the request (iov[0] the header, then its
+ * tail), and where the reply goes: rep, then up to size bytes into buf
+ * (*got: how many came). */
+struct xchg {
+	const struct iovec *out; /* request: header, then tail parts */
+	int nout;
+	size_t want;             /* bytes of the request */
+	struct fe_rep *rep;
+	void *buf;               /* bytes after the reply, or NULL */
+	size_t size;             /* room in buf */
+	size_t got;              /* bytes received into buf */
+};
+
 /*
  * One message each way.  sendmsg and recv fail with ENOTSOCK on anything
  * but a socket: should another thread of the program dup2 a file over our
  * fd between still_ours() and here, nothing is written to it or read from
  * it.  A process that is about to sandbox itself with seccomp (plain_io,
- * set by fe_conn_prepare) uses writev and read instead, which such a
- * filter is far more likely to allow.  writev has no MSG_NOSIGNAL and
+ * set by fe_conn_prepare) uses writev and readv instead, which such a
+ * filter is far more likely to allow (and readv for a reply with bytes
+ * after it, XGET and XLIST only).  writev has no MSG_NOSIGNAL and
  * needs none: a SOCK_SEQPACKET send takes the kernel's datagram path,
  * which fails with EPIPE on a dead peer without raising SIGPIPE
- * (t-daemon-killed checks it).
+ * (t-daemon-killed checks it).  The daemon never sends more bytes after
+ * the reply than the request said the caller has room for.
  */
-static int exchange(int fd, const struct fe_req *req, const char *tail,
-		    struct fe_rep *rep)
+static int exchange(int fd, struct xchg *x)
 {
-	struct iovec iov[2] = {
-		{ (void *)req, sizeof(*req) },
-		{ (void *)tail, req->tail_len },
-	};
-	struct msghdr mh = { .msg_iov = iov, .msg_iovlen = tail ? 2 : 1 };
-	size_t want = sizeof(*req) + req->tail_len;
+	struct iovec in[2] = { { x->rep, sizeof(*x->rep) },
+			       { x->buf, x->size } };
+	struct msghdr mh = { .msg_iov = (struct iovec *)x->out,
+			     .msg_iovlen = (size_t)x->nout };
+	struct msghdr mr = { .msg_iov = in, .msg_iovlen = x->buf ? 2 : 1 };
 	ssize_t n;
 
 	do
-		n = plain_io ? writev(fd, iov, (int)mh.msg_iovlen) :
+		n = plain_io ? writev(fd, x->out, x->nout) :
 			       sendmsg(fd, &mh, MSG_NOSIGNAL);
 	while (n < 0 && errno == EINTR);
 	if (n < 0)
 		return -errno;
-	if ((size_t)n != want)
+	if ((size_t)n != x->want)
 		return -EPROTO;
 	do
-		n = plain_io ? read(fd, rep, sizeof(*rep)) :
-			       recv(fd, rep, sizeof(*rep), 0);
+		n = !plain_io ? recvmsg(fd, &mr, 0) :
+		    x->buf    ? readv(fd, in, 2) :
+				read(fd, x->rep, sizeof(*x->rep));
 	while (n < 0 && errno == EINTR);
 	if (n < 0)
 		return -errno;
 	if (n == 0)
 		return -ECONNRESET;
-	if ((size_t)n != sizeof(*rep) || rep->err > 0 || rep->err < -4095)
+	if ((size_t)n < sizeof(*x->rep) || x->rep->err > 0 ||
+	    x->rep->err < -4095)
+		return -EPROTO;
+	x->got = (size_t)n - sizeof(*x->rep);
+	if (x->got && x->got != x->rep->count[0])
 		return -EPROTO;
 	return 0;
 }
@@ -205,8 +223,7 @@ static int conn_ensure(bool *fresh)
 	return 0;
 }
 
-static int call_locked(pid_t pid, const struct fe_req *req, const char *tail,
-		       struct fe_rep *rep)
+static int call_locked(pid_t pid, struct xchg *x)
 {
 	struct stat st;
 	int fd, r;
@@ -217,7 +234,7 @@ static int call_locked(pid_t pid, const struct fe_req *req, const char *tail,
 		/* Someone else's memory: connect, ask, hang up. */
 		r = sock_open(&fd, &st);
 		if (r == 0) {
-			r = exchange(fd, req, tail, rep);
+			r = exchange(fd, x);
 			close(fd);
 		}
 		return r;
@@ -235,7 +252,7 @@ static int call_locked(pid_t pid, const struct fe_req *req, const char *tail,
 		r = conn_ensure(NULL);
 		if (r < 0)
 			return r;
-		r = exchange(conn_fd, req, tail, rep);
+		r = exchange(conn_fd, x);
 		if (!conn_lost(r))
 			return r;
 		close(conn_fd);
@@ -254,8 +271,8 @@ int fe_conn_call(struct fe_req *req, const char *tail, struct fe_rep *rep)
 				       fe_conn_call_tail(req, NULL, 0, rep);
 }
 
-int fe_conn_call_tail(struct fe_req *req, const char *tail, size_t len,
-		      struct fe_rep *rep)
+/* The round trip of every call variant. */
+static int call(struct fe_req *req, struct xchg *x)
 {
 	int saved = errno;
 	sigset_t all, old;
@@ -263,10 +280,8 @@ int fe_conn_call_tail(struct fe_req *req, const char *tail, size_t len,
 	int r;
 
 	req->version = FE_PROTO_VERSION;
-	req->tail_len = (uint32_t)len;
-	if (!len)
-		tail = NULL;
-	memset(rep, 0, sizeof(*rep));
+	memset(x->rep, 0, sizeof(*x->rep));
+	x->got = 0;
 
 	/* A handler that stats while this thread holds the lock would
 	 * deadlock, and one that writes to the socket mid-message would
@@ -275,7 +290,7 @@ int fe_conn_call_tail(struct fe_req *req, const char *tail, size_t len,
 	pthread_sigmask(SIG_SETMASK, &all, &old);
 	fe_depth++;
 	pthread_mutex_lock(&lock);
-	r = call_locked(pid, req, tail, rep);
+	r = call_locked(pid, x);
 	pthread_mutex_unlock(&lock);
 	fe_depth--;
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
@@ -287,6 +302,43 @@ int fe_conn_call_tail(struct fe_req *req, const char *tail, size_t len,
 		       r == -EHOSTDOWN ? "no daemon is listening" :
 					 fe_strerror(-r));
 	errno = saved;
+	return r;
+}
+
+int fe_conn_call_tail(struct fe_req *req, const char *tail, size_t len,
+		      struct fe_rep *rep)
+{
+	struct iovec out[2] = { { req, sizeof(*req) },
+				{ (void *)tail, len } };
+	struct xchg x = { .out = out, .nout = len ? 2 : 1,
+			  .want = sizeof(*req) + len, .rep = rep };
+
+	req->tail_len = (uint32_t)len;
+	return call(req, &x);
+}
+
+int fe_conn_xcall(struct fe_req *req, const struct iovec *tail, int ntail,
+		  struct fe_rep *rep, void *buf, size_t size, size_t *got)
+{
+	struct iovec out[1 + FE_CONN_TAIL_PARTS];
+	struct xchg x = { .out = out, .nout = 1, .want = sizeof(*req),
+			  .rep = rep, .buf = size ? buf : NULL,
+			  .size = size };
+	int r;
+
+	if (ntail > FE_CONN_TAIL_PARTS)
+		return -EINVAL;
+	out[0] = (struct iovec){ req, sizeof(*req) };
+	for (int i = 0; i < ntail; i++) {
+		if (!tail[i].iov_len)
+			continue;
+		out[x.nout++] = tail[i];
+		x.want += tail[i].iov_len;
+	}
+	req->tail_len = (uint32_t)(x.want - sizeof(*req));
+	r = call(req, &x);
+	if (got)
+		*got = x.got;
 	return r;
 }
 

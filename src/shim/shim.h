@@ -17,9 +17,11 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <linux/capability.h> /* capget, capset in wrap.def */
 #include <sys/prctl.h> /* prctl in wrap.def */
 #include <sys/stat.h>
 #include <sys/types.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include "fakeenv/map.h"
@@ -150,6 +152,16 @@ void fe_conn_prepare(void);
 int fe_conn_call_tail(struct fe_req *req, const char *tail, size_t len,
 		      struct fe_rep *rep);
 
+/* Most tail parts fe_conn_xcall() takes. */
+#define FE_CONN_TAIL_PARTS 4
+
+/* The same with a tail given in ntail parts (sent as one message), and a
+ * reply that may carry bytes after the struct fe_rep (XGET, XLIST): up to
+ * size of them land in buf, *got (if given) says how many.  The same
+ * rules as fe_conn_call(). */
+int fe_conn_xcall(struct fe_req *req, const struct iovec *tail, int ntail,
+		  struct fe_rep *rep, void *buf, size_t size, size_t *got);
+
 /* One MAP round trip: install(fds, n) runs with the fds the daemon sent
  * (closed afterwards), under the connection's lock with signals blocked,
  * so that installs never overlap.  Returns 0, install's result, or
@@ -184,6 +196,11 @@ void fe_map_prefetch(void);
 /* True when the shared table holds a faked device at all (false without
  * the mapping).  Async-signal-safe; errno untouched. */
 bool fe_map_has_dev(void);
+
+/* Whether the shared table holds a record with xattrs kept by the daemon
+ * (FE_REC_XATTR) at all: 1, 0 (getxattr and listxattr need no lookup),
+ * or -1 without the mapping.  Async-signal-safe; errno untouched. */
+int fe_map_xattrs(void);
 
 /* The same for a real stat result. */
 static inline int fe_map_view_st(const struct stat *st, struct fe_view *v)
@@ -255,6 +272,15 @@ void fe_req_init(struct fe_req *req, uint16_t op, const struct stat *st);
  * creation itself has already happened and stands either way. */
 int fe_created(int dirfd, const char *path, int fd, int stat_flags,
 	       mode_t setid);
+
+/* --- xattrs (wrap_own.c, wrap_xattr.c) --- */
+
+/* setxattr of a minimal POSIX ACL (owner, group and other entries only)
+ * is the chmod it stands for: done here for fd >= 0, or path with flags
+ * (0 or AT_SYMLINK_NOFOLLOW).  Returns 0 or -errno when name=value was
+ * one, 1 when it was not. */
+int fe_acl_as_chmod(int fd, const char *path, int flags, const char *name,
+		    const void *value, size_t size);
 
 /* --- exec and spawn (wrap_exec.c, creds.c) --- */
 

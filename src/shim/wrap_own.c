@@ -262,34 +262,14 @@ static int acl_core(int fd, const char *path, mode_t perm, int flags)
 	return mode_core(fd, AT_FDCWD, path, (m.mode & 07000) | perm, flags);
 }
 
-int setxattr(const char *path, const char *name, const void *value,
-	     size_t size, int flags)
+int fe_acl_as_chmod(int fd, const char *path, int flags, const char *name,
+		    const void *value, size_t size)
 {
 	mode_t perm;
 
-	if (!fe_faking() || !acl_minimal(name, value, size, &perm))
-		return REAL(setxattr, path, name, value, size, flags);
-	return fe_ret(acl_core(-1, path, perm, 0), errno);
-}
-
-int lsetxattr(const char *path, const char *name, const void *value,
-	      size_t size, int flags)
-{
-	mode_t perm;
-
-	if (!fe_faking() || !acl_minimal(name, value, size, &perm))
-		return REAL(lsetxattr, path, name, value, size, flags);
-	return fe_ret(acl_core(-1, path, perm, AT_SYMLINK_NOFOLLOW), errno);
-}
-
-int fsetxattr(int fd, const char *name, const void *value, size_t size,
-	      int flags)
-{
-	mode_t perm;
-
-	if (!fe_faking() || !acl_minimal(name, value, size, &perm))
-		return REAL(fsetxattr, fd, name, value, size, flags);
-	return fe_ret(acl_core(fd, NULL, perm, 0), errno);
+	if (!acl_minimal(name, value, size, &perm))
+		return 1;
+	return acl_core(fd, path, perm, flags);
 }
 
 /*

@@ -268,6 +268,44 @@ static long route(long nr, const long *a, bool *done)
 		return fe_self_renameat2(FD(0), PATH(1), FD(2), PATH(3),
 					 (unsigned int)a[4]);
 
+	/* Extended attributes and capabilities. */
+	case SYS_setxattr:
+		return fe_self_setxattr(PATH(0), PATH(1), (const void *)a[2],
+					(size_t)a[3], FD(4));
+	case SYS_lsetxattr:
+		return fe_self_lsetxattr(PATH(0), PATH(1), (const void *)a[2],
+					 (size_t)a[3], FD(4));
+	case SYS_fsetxattr:
+		return fe_self_fsetxattr(FD(0), PATH(1), (const void *)a[2],
+					 (size_t)a[3], FD(4));
+	case SYS_getxattr:
+		return fe_self_getxattr(PATH(0), PATH(1), (void *)a[2],
+					(size_t)a[3]);
+	case SYS_lgetxattr:
+		return fe_self_lgetxattr(PATH(0), PATH(1), (void *)a[2],
+					 (size_t)a[3]);
+	case SYS_fgetxattr:
+		return fe_self_fgetxattr(FD(0), PATH(1), (void *)a[2],
+					 (size_t)a[3]);
+	case SYS_listxattr:
+		return fe_self_listxattr(PATH(0), (char *)a[1], (size_t)a[2]);
+	case SYS_llistxattr:
+		return fe_self_llistxattr(PATH(0), (char *)a[1], (size_t)a[2]);
+	case SYS_flistxattr:
+		return fe_self_flistxattr(FD(0), (char *)a[1], (size_t)a[2]);
+	case SYS_removexattr:
+		return fe_self_removexattr(PATH(0), PATH(1));
+	case SYS_lremovexattr:
+		return fe_self_lremovexattr(PATH(0), PATH(1));
+	case SYS_fremovexattr:
+		return fe_self_fremovexattr(FD(0), PATH(1));
+	case SYS_capget:
+		return fe_self_capget((cap_user_header_t)a[0],
+				      (cap_user_data_t)a[1]);
+	case SYS_capset:
+		return fe_self_capset((cap_user_header_t)a[0],
+				      (cap_user_data_t)a[1]);
+
 	/* Exec keeps the session. */
 	case SYS_execve:
 		return fe_self_execve(PATH(0), (char *const *)a[1],

@@ -156,6 +156,8 @@ static void req(const char *name, struct fe_req q, const char *tail)
 	write_file("req", name, msg, sizeof(q) + n);
 }
 
+static void xreqs(const struct fe_req *base);
+
 static void reqs(void)
 {
 	const struct fe_req base = {.dev = 0x803,
@@ -202,6 +204,81 @@ static void reqs(void)
 	req("detach", q, NULL);
 	q = (struct fe_req){.op = FE_OP_STATS};
 	req("stats", q, NULL);
+	xreqs(&base);
+}
+
+/* An xattr op's seed: header h, name, vlen bytes of value, path. */
+static void xreq(const char *name, struct fe_req q, const char *xname,
+		 const void *value, uint32_t vlen, uint32_t size,
+		 const char *path)
+{
+	static unsigned char msg[FE_REQ_BUF];
+	struct fe_xhdr h = {
+		.name_len = xname ? (uint32_t)strlen(xname) + 1 : 0,
+		.value_len = vlen,
+		.size = size,
+	};
+	size_t n = sizeof(q);
+	const char *why = NULL;
+
+	memcpy(msg + n, &h, sizeof(h));
+	n += sizeof(h);
+	memcpy(msg + n, xname ? xname : "", h.name_len);
+	n += h.name_len;
+	memcpy(msg + n, value, vlen);
+	n += vlen;
+	if (path) {
+		memcpy(msg + n, path, strlen(path) + 1);
+		n += strlen(path) + 1;
+	}
+	q.version = FE_PROTO_VERSION;
+	q.tail_len = (uint32_t)(n - sizeof(q));
+	memcpy(msg, &q, sizeof(q));
+	if (fe_req_check(msg, n, &why)) {
+		fprintf(stderr, "seeds: req/%s: %s\n", name, why);
+		failed = 1;
+		return;
+	}
+	write_file("req", name, msg, n);
+}
+
+/* user::rw- user:1000:rwx group::r-- mask::rwx other::r-- */
+static const unsigned char acl[] = {
+	2, 0, 0, 0,
+	0x01, 0, 6, 0, 0xff, 0xff, 0xff, 0xff,
+	0x02, 0, 7, 0, 0xe8, 0x03, 0, 0,
+	0x04, 0, 4, 0, 0xff, 0xff, 0xff, 0xff,
+	0x10, 0, 7, 0, 0xff, 0xff, 0xff, 0xff,
+	0x20, 0, 4, 0, 0xff, 0xff, 0xff, 0xff,
+};
+
+static void xreqs(const struct fe_req *base)
+{
+	static const unsigned char cap[20] = { 1, 0, 0, 2, 0, 0x20 };
+	struct fe_req q = *base;
+
+	q.op = FE_OP_XSET;
+	xreq("xset-cap", q, "security.capability", cap, sizeof(cap), 0,
+	     "/bin/ping");
+	xreq("xset-acl", q, "system.posix_acl_access", acl, sizeof(acl), 0,
+	     NULL);
+	q.flags = FE_F_XCREATE;
+	xreq("xset-create", q, "trusted.x", "v", 1, 0, NULL);
+	q.flags = FE_F_XREPLACE;
+	xreq("xset-replace", q, "trusted.x", "w", 1, 0, NULL);
+	q = *base;
+	q.real_mode = S_IFDIR | 0755;
+	q.op = FE_OP_XSET;
+	xreq("xset-default", q, "system.posix_acl_default", acl, sizeof(acl),
+	     0, "/d");
+	q = *base;
+	q.op = FE_OP_XGET;
+	xreq("xget", q, "security.capability", "", 0, 100, NULL);
+	xreq("xget-size", q, "security.capability", "", 0, 0, NULL);
+	q.op = FE_OP_XLIST;
+	xreq("xlist", q, NULL, "", 0, 1000, NULL);
+	q.op = FE_OP_XDEL;
+	xreq("xdel", q, "trusted.x", "", 0, 0, NULL);
 }
 
 int main(int argc, char **argv)
