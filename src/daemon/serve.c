@@ -925,7 +925,7 @@ static void op_xget(struct fe_srv *s, const struct fe_req *req,
 	struct fe_rec rec;
 	struct xreq x;
 	struct xent e;
-	size_t len;
+	size_t len = 0;
 
 	xreq_of(req, tail, &x);
 	if (lookup(s, req, &rec))
@@ -965,7 +965,7 @@ static void op_xdel(struct fe_srv *s, const struct fe_req *req,
 	struct fe_rec rec;
 	struct xreq x;
 	struct xent e;
-	size_t len;
+	size_t len = 0;
 	int r;
 
 	xreq_of(req, tail, &x);

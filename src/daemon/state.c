@@ -114,7 +114,7 @@ static void locate_all(const struct fe_jnl_view *v, struct located *out)
 	if (k > LOCATE_MAX_THREADS)
 		k = LOCATE_MAX_THREADS;
 	if ((uint64_t)k > n / LOCATE_MIN_PER_THREAD)
-		k = (int)(n / LOCATE_MIN_PER_THREAD) + 1;
+		k = (int)(n / LOCATE_MIN_PER_THREAD) + 1; /* at least 1 */
 	per = n / (uint64_t)k + 1;
 	for (int i = 0; i < k; i++) {
 		jobs[i].v = v;
