@@ -102,7 +102,7 @@ static void *locate_range(void *arg)
  * (those that cannot be started leave their share to this one). */
 static void locate_all(const struct fe_jnl_view *v, struct located *out)
 {
-	struct locate_job jobs[LOCATE_MAX_THREADS];
+	struct locate_job jobs[LOCATE_MAX_THREADS] = { { 0 } };
 	pthread_t th[LOCATE_MAX_THREADS];
 	bool started[LOCATE_MAX_THREADS] = { false };
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
