@@ -58,13 +58,11 @@ static const struct opt_def {
 	{ 'i', "load", required_argument, "FILE",
 	  "load the state from FILE first" },
 	{ OPT_STATE, "state", required_argument, "DIR",
-	  "a persistent session kept in DIR, shared by concurrent runs "
-	  "(default: $FAKEENV_STATE)" },
+	  "persistent state in DIR, shared by concurrent runs" },
 	{ OPT_INTERVAL, "checkpoint-interval", required_argument, "SECONDS",
-	  "write the journal this often while it has unsaved changes" },
+	  "write the journal this often while it has changes" },
 	{ OPT_LINGER, "linger", required_argument, "SECONDS",
-	  "with --state: how long the daemon stays after its last client "
-	  "(default 10)" },
+	  "seconds a --state daemon stays after its last client" },
 	{ 'h', "help", no_argument, NULL, "show this help and exit" },
 	{ 'v', "version", no_argument, NULL, "show the version and exit" },
 };
@@ -101,7 +99,11 @@ static void help(void)
 		else
 			snprintf(left, sizeof(left), "    --%s%s%s", d->name,
 				 d->arg ? "=" : "", d->arg ? d->arg : "");
-		printf("  %-24s %s\n", left, d->help);
+		/* A long option name gets a line of its own. */
+		if (strlen(left) > 24)
+			printf("  %s\n  %-24s %s\n", left, "", d->help);
+		else
+			printf("  %-24s %s\n", left, d->help);
 	}
 	printf("\nCommands (only as the first argument; `fakeenv -- status`\n"
 	       "runs a program called status):\n"
@@ -114,7 +116,8 @@ static void help(void)
 	       "               or mksquashfs pseudo definitions for the\n"
 	       "               files under ROOT (see fakeenv export --help)\n"
 	       "Without --state, checkpoint and status use $FAKEENV_STATE,\n"
-	       "else the session they run in.\n");
+	       "else the session they run in.  FAKEENV_STATE=DIR also works\n"
+	       "as --state DIR for a session (default linger: 10 s).\n");
 	printf("\nExit status: CMD's own, or 128+N when CMD died of signal N;\n"
 	       "125 when fakeenv fails, 126 when CMD cannot be executed,\n"
 	       "127 when CMD is not found.\n");
