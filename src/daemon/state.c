@@ -78,29 +78,151 @@ struct located {
 
 struct locate_job {
 	const struct fe_jnl_view *v;
+	const uint64_t *order; /* record indexes, one directory's together */
 	struct located *out;
-	uint64_t from, to;
+	uint64_t from, to;     /* a range of order */
 };
 
+/* Where a path's last component starts (after its last '/'). */
+static size_t base_of(const char *path, size_t len)
+{
+	while (len > 0 && path[len - 1] != '/')
+		len--;
+	return len;
+}
+
+/*
+ * Records come in order of their directory, so that each directory is
+ * opened once and its names statted from there: a statx by absolute path
+ * walks every component, and the walk is most of a load (the kernel's
+ * dentry lookups in perf).  A directory that cannot be opened falls back
+ * to the absolute path.
+ */
 static void *locate_range(void *arg)
 {
 	const struct locate_job *j = arg;
+	const char *dir = NULL; /* the open directory's path, in the buffer */
+	size_t dir_len = 0;
+	int dfd = -1;
 
-	for (uint64_t i = j->from; i < j->to; i++) {
-		struct fe_jnl_rec jr;
+	for (uint64_t k = j->from; k < j->to; k++) {
+		uint64_t i = j->order[k];
 		struct located *o = &j->out[i];
+		struct fe_jnl_rec jr;
+		size_t b;
+		bool ok;
 
 		fe_jnl_get(j->v, i, &jr);
 		/* A device number no Linux mknod can make: not ours. */
-		if (jr.rdev > FE_DEV_MAX || !still_there(&jr, &o->dev, &o->ino))
+		if (jr.rdev > FE_DEV_MAX || !jr.path_len || jr.path[0] != '/') {
+			o->dev = LOCATE_GONE;
+			continue;
+		}
+		b = base_of(jr.path, jr.path_len);
+		if (b < 2 || b == jr.path_len) {
+			/* A file in / (or a path ending in '/'): as is. */
+			ok = still_there(&jr, &o->dev, &o->ino);
+		} else {
+			if (!dir || dir_len != b - 1 ||
+			    memcmp(dir, jr.path, b - 1)) {
+				char buf[FE_PATH_MAX];
+
+				if (dfd >= 0)
+					close(dfd);
+				dfd = -1;
+				dir = jr.path;
+				dir_len = b - 1;
+				if (dir_len < sizeof(buf)) {
+					memcpy(buf, jr.path, dir_len);
+					buf[dir_len] = '\0';
+					dfd = open(buf, O_PATH | O_DIRECTORY |
+								O_CLOEXEC);
+				}
+			}
+			ok = dfd >= 0 ? fe_jnl_rec_locate_at(dfd, jr.path + b,
+							     &jr, &o->dev,
+							     &o->ino) :
+					still_there(&jr, &o->dev, &o->ino);
+		}
+		if (!ok)
 			o->dev = LOCATE_GONE;
 	}
+	if (dfd >= 0)
+		close(dfd);
 	return NULL;
+}
+
+/* FNV-1a of a record's directory: the sort key that brings the records of
+ * one directory together (a collision only costs a reopen). */
+static uint64_t dir_key(const struct fe_jnl_view *v, uint64_t i)
+{
+	struct fe_jnl_rec jr;
+	uint64_t h = 0xcbf29ce484222325ull;
+	size_t b;
+
+	fe_jnl_get(v, i, &jr);
+	b = base_of(jr.path, jr.path_len);
+	for (size_t k = 0; k < b; k++)
+		h = (h ^ (unsigned char)jr.path[k]) * 0x100000001b3ull;
+	return h;
+}
+
+/*
+ * The records' indexes in order of dir_key: an LSD radix sort, 16 bits a
+ * pass, stable, O(n).  Returns a malloc'd array of n indexes, or NULL when
+ * memory runs out.  Called once, at load, before any thread runs.
+ */
+static uint64_t *dir_order(const struct fe_jnl_view *v)
+{
+	uint64_t n = v->nrec;
+	uint64_t *key = malloc((n ? n : 1) * sizeof(*key));
+	uint64_t *idx = malloc((n ? n : 1) * sizeof(*idx));
+	uint64_t *tk = malloc((n ? n : 1) * sizeof(*tk));
+	uint64_t *ti = malloc((n ? n : 1) * sizeof(*ti));
+	static size_t count[1 << 16]; /* 512 KiB: not on the stack */
+
+	if (!key || !idx || !tk || !ti) {
+		free(key);
+		free(idx);
+		free(tk);
+		free(ti);
+		return NULL;
+	}
+	for (uint64_t i = 0; i < n; i++) {
+		key[i] = dir_key(v, i);
+		idx[i] = i;
+	}
+	for (int shift = 0; shift < 64; shift += 16) {
+		size_t sum = 0;
+
+		memset(count, 0, sizeof(count));
+		for (uint64_t i = 0; i < n; i++)
+			count[(key[i] >> shift) & 0xffff]++;
+		for (size_t d = 0; d < (1 << 16); d++) {
+			size_t c = count[d];
+
+			count[d] = sum;
+			sum += c;
+		}
+		for (uint64_t i = 0; i < n; i++) {
+			size_t at = count[(key[i] >> shift) & 0xffff]++;
+
+			tk[at] = key[i];
+			ti[at] = idx[i];
+		}
+		memcpy(key, tk, n * sizeof(*key));
+		memcpy(idx, ti, n * sizeof(*idx));
+	}
+	free(key);
+	free(tk);
+	free(ti);
+	return idx;
 }
 
 /* Fill out[i] for every record of v, with threads when there are many
  * (those that cannot be started leave their share to this one). */
-static void locate_all(const struct fe_jnl_view *v, struct located *out)
+static void locate_all(const struct fe_jnl_view *v, struct located *out,
+		       const uint64_t *order)
 {
 	struct locate_job jobs[LOCATE_MAX_THREADS] = { { 0 } };
 	pthread_t th[LOCATE_MAX_THREADS];
@@ -118,6 +240,7 @@ static void locate_all(const struct fe_jnl_view *v, struct located *out)
 	per = n / (uint64_t)k + 1;
 	for (int i = 0; i < k; i++) {
 		jobs[i].v = v;
+		jobs[i].order = order;
 		jobs[i].out = out;
 		jobs[i].from = (uint64_t)i * per < n ? (uint64_t)i * per : n;
 		jobs[i].to = jobs[i].from + per < n ? jobs[i].from + per : n;
@@ -181,7 +304,18 @@ int fe_state_load(struct fe_srv *s, const char *path,
 		free(buf);
 		return -ENOMEM;
 	}
-	locate_all(&v, where);
+	{
+		uint64_t *order = dir_order(&v);
+
+		if (!order) {
+			fe_log("journal %s: %s", path, fe_strerror(ENOMEM));
+			free(where);
+			free(buf);
+			return -ENOMEM;
+		}
+		locate_all(&v, where, order);
+		free(order);
+	}
 	for (uint64_t i = 0; i < v.nrec; i++) {
 		struct fe_jnl_rec jr;
 		struct fe_rec rec, old;

@@ -20,6 +20,7 @@
  */
 #include "journal.h"
 
+#include <endian.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -69,29 +70,35 @@ enum {
 
 typedef unsigned long long ull; /* for printf: uint64_t is not %llu */
 
-static uint32_t ld32(const unsigned char *p)
+/* Little-endian loads and stores at any alignment: memcpy and a byte
+ * swap on big-endian hosts, one move on x86 (a load decodes every
+ * record four times: it showed in perf byte by byte). */
+static inline uint32_t ld32(const unsigned char *p)
 {
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
-	       (uint32_t)p[3] << 24;
+	uint32_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return le32toh(v);
 }
 
-static uint64_t ld64(const unsigned char *p)
+static inline uint64_t ld64(const unsigned char *p)
 {
-	return (uint64_t)ld32(p) | (uint64_t)ld32(p + 4) << 32;
+	uint64_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return le64toh(v);
 }
 
-static void st32(unsigned char *p, uint32_t v)
+static inline void st32(unsigned char *p, uint32_t v)
 {
-	p[0] = (unsigned char)v;
-	p[1] = (unsigned char)(v >> 8);
-	p[2] = (unsigned char)(v >> 16);
-	p[3] = (unsigned char)(v >> 24);
+	v = htole32(v);
+	memcpy(p, &v, sizeof(v));
 }
 
-static void st64(unsigned char *p, uint64_t v)
+static inline void st64(unsigned char *p, uint64_t v)
 {
-	st32(p, (uint32_t)v);
-	st32(p + 4, (uint32_t)(v >> 32));
+	v = htole64(v);
+	memcpy(p, &v, sizeof(v));
 }
 
 /* Fill why (if any) with one line. */

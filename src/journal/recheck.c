@@ -38,12 +38,19 @@ bool fe_jnl_rec_seen(const struct fe_jnl_rec *r, const struct fe_jnl_seen *s,
 
 bool fe_jnl_rec_locate(const struct fe_jnl_rec *r, uint64_t *dev, uint64_t *ino)
 {
+	if (!r->path_len || r->path[0] != '/')
+		return false;
+	return fe_jnl_rec_locate_at(AT_FDCWD, r->path, r, dev, ino);
+}
+
+bool fe_jnl_rec_locate_at(int dirfd, const char *name,
+			  const struct fe_jnl_rec *r, uint64_t *dev,
+			  uint64_t *ino)
+{
 	struct fe_jnl_seen s;
 	struct statx stx;
 
-	if (!r->path_len || r->path[0] != '/')
-		return false;
-	if (statx(AT_FDCWD, r->path, AT_SYMLINK_NOFOLLOW | AT_STATX_DONT_SYNC,
+	if (statx(dirfd, name, AT_SYMLINK_NOFOLLOW | AT_STATX_DONT_SYNC,
 		  STATX_TYPE | STATX_INO | STATX_BTIME, &stx) < 0)
 		return false;
 	s = (struct fe_jnl_seen){

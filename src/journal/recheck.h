@@ -47,4 +47,11 @@ bool fe_jnl_rec_seen(const struct fe_jnl_rec *r, const struct fe_jnl_seen *s,
 bool fe_jnl_rec_locate(const struct fe_jnl_rec *r, uint64_t *dev,
 		       uint64_t *ino);
 
+/* The same with the statx of name relative to dirfd, an open directory
+ * where r->path's last component (name) lives: a load that checks the
+ * records of one directory together walks each path once. */
+bool fe_jnl_rec_locate_at(int dirfd, const char *name,
+			  const struct fe_jnl_rec *r, uint64_t *dev,
+			  uint64_t *ino);
+
 #endif
