@@ -918,23 +918,36 @@ static void op_xset(struct fe_srv *s, const struct fe_req *req,
 		reply_rec(s, req, &rec, rep);
 }
 
+/* The kept xattr a request names: its record, the record's block and the
+ * entry.  False (rep->err -ENODATA) when there is none. */
+static bool find_kept(struct fe_srv *s, const struct fe_req *req,
+		      const char *tail, struct xreq *x, struct fe_rec *rec,
+		      const unsigned char **blk, size_t *len, struct xent *e,
+		      struct fe_rep *rep)
+{
+	*blk = NULL;
+	*len = 0;
+	xreq_of(req, tail, x);
+	if (lookup(s, req, rec))
+		fe_tab_xattrs(&s->tab, rec, blk, len);
+	if (!*blk || !blk_find(*blk, *len, x->name, x->nlen, e)) {
+		rep->err = -ENODATA;
+		return false;
+	}
+	return true;
+}
+
 static void op_xget(struct fe_srv *s, const struct fe_req *req,
 		    const char *tail, struct fe_rep *rep)
 {
-	const unsigned char *blk = NULL;
+	const unsigned char *blk;
 	struct fe_rec rec;
 	struct xreq x;
 	struct xent e;
-	size_t len = 0;
+	size_t len;
 
-	xreq_of(req, tail, &x);
-	if (lookup(s, req, &rec))
-		fe_tab_xattrs(&s->tab, &rec, &blk, &len);
-	if (!blk || !blk_find(blk, len, x.name, x.nlen, &e)) {
-		rep->err = -ENODATA;
-		return;
-	}
-	reply_bytes(s, e.val, e.vlen, x.h.size, rep);
+	if (find_kept(s, req, tail, &x, &rec, &blk, &len, &e, rep))
+		reply_bytes(s, e.val, e.vlen, x.h.size, rep);
 }
 
 static void op_xlist(struct fe_srv *s, const struct fe_req *req,
@@ -961,20 +974,15 @@ static void op_xlist(struct fe_srv *s, const struct fe_req *req,
 static void op_xdel(struct fe_srv *s, const struct fe_req *req,
 		    const char *tail, struct fe_rep *rep)
 {
-	const unsigned char *blk = NULL;
+	const unsigned char *blk;
 	struct fe_rec rec;
 	struct xreq x;
 	struct xent e;
-	size_t len = 0;
+	size_t len;
 	int r;
 
-	xreq_of(req, tail, &x);
-	if (lookup(s, req, &rec))
-		fe_tab_xattrs(&s->tab, &rec, &blk, &len);
-	if (!blk || !blk_find(blk, len, x.name, x.nlen, &e)) {
-		rep->err = -ENODATA;
+	if (!find_kept(s, req, tail, &x, &rec, &blk, &len, &e, rep))
 		return;
-	}
 	if (len > FE_XATTR_REC_MAX) {
 		rep->err = -ENOSPC; /* a journal's record larger than ours */
 		return;

@@ -52,29 +52,7 @@
 #include <time.h>
 #include <unistd.h>
 
-static char dir[2048];
-
-static void path(char *buf, size_t n, const char *name)
-{
-	snprintf(buf, n, "%s/%s", dir, name);
-}
-
-/* chown NAME to u:g (creating it first), then stat: 0 when exact. */
-static int cs(const char *name, uid_t u, gid_t g)
-{
-	char p[4096];
-	struct stat st;
-	int fd;
-
-	path(p, sizeof(p), name);
-	fd = open(p, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
-	if (fd < 0)
-		return -1;
-	close(fd);
-	if (chown(p, u, g) != 0 || stat(p, &st) != 0)
-		return -1;
-	return st.st_uid == u && st.st_gid == g ? 0 : 1;
-}
+#include "chown_stat.h"
 
 static int owner_is(const char *name, uid_t u, gid_t g)
 {

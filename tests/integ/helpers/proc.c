@@ -24,29 +24,7 @@
 
 extern char **environ;
 
-static char dir[2048];
-
-static void path(char *buf, size_t n, const char *name)
-{
-	snprintf(buf, n, "%s/%s", dir, name);
-}
-
-/* chown then stat NAME; 0 when it shows u:g. */
-static int cs(const char *name, uid_t u, gid_t g)
-{
-	char p[4096];
-	struct stat st;
-	int fd;
-
-	path(p, sizeof(p), name);
-	fd = open(p, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
-	if (fd < 0)
-		return -1;
-	close(fd);
-	if (chown(p, u, g) != 0 || stat(p, &st) != 0)
-		return -1;
-	return st.st_uid == u && st.st_gid == g ? 0 : 1;
-}
+#include "chown_stat.h"
 
 static int show(const char *name, unsigned long *u, unsigned long *g)
 {
