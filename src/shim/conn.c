@@ -4,16 +4,26 @@
  * file of the program's: before each use it checks that the fd is still
  * the socket it opened (programs close every fd, or dup2 over ours).
  *
- * Which process the globals belong to is recorded at load time and in the
- * fork child; a caller in another process sharing this memory (a vfork
- * child, a raw clone) uses a temporary connection and touches nothing.
+ * Which process the globals belong to is recorded at load time.  A fork
+ * child has a copy of them: the lock may be held by a thread that did not
+ * come along, and the socket is the parent's conversation, so the child
+ * takes them over (claim()) before its first use.  A vfork child or a
+ * CLONE_VM clone shares them with their owner: it uses a temporary
+ * connection and touches nothing.  The pid cannot tell these two apart; a
+ * page the kernel wipes in a fork child and in nothing else
+ * (MADV_WIPEONFORK) can.  There is no pthread_atfork handler: running one
+ * in every fork child of every program made fork + _exit 7 % slower in
+ * CPU time (bench/forkexit, 4 more page faults a fork), in programs that
+ * never talk to the daemon as much as in those that do.
  */
 #include "shim.h"
 
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
@@ -27,7 +37,13 @@ static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static int conn_fd = -1;   /* our socket, or -1; guarded by lock */
 static dev_t conn_dev;     /* its st_dev and st_ino, to recognise it */
 static ino_t conn_ino;
-static pid_t conn_owner;   /* the process these globals belong to */
+static _Atomic pid_t conn_owner; /* the process these globals belong to */
+/* The page's one word: 0 in a fork child that has not claimed yet (the
+ * kernel wiped it), CLAIMING while one of its threads does, OWNED once
+ * conn_owner is right.  NULL outside a session, or on a kernel without
+ * MADV_WIPEONFORK (older than 4.14), where an atfork handler does it. */
+enum { MARK_WIPED, MARK_OWNED, MARK_CLAIMING };
+static _Atomic uint32_t *fork_mark;
 static atomic_int reported; /* the unreachable daemon was reported */
 static bool plain_io;      /* writev/read, not sendmsg/recv: a seccomp
 			      filter is coming or in place; guarded by lock */
@@ -123,6 +139,57 @@ static bool still_ours(int fd)
 
 	return fe_sys_fstat(fd, &st) == 0 && S_ISSOCK(st.st_mode) &&
 	       st.st_dev == conn_dev && st.st_ino == conn_ino;
+}
+
+/* Take the globals over in a fork child: the lock may have been held by a
+ * thread that does not exist here, and the socket is the parent's
+ * conversation.  Close our copy of it and start afresh. */
+static void take_over(pid_t pid)
+{
+	pthread_mutex_init(&lock, NULL);
+	if (conn_fd >= 0 && still_ours(conn_fd))
+		close(conn_fd);
+	conn_fd = -1;
+	atomic_store(&conn_owner, pid);
+}
+
+/* The fallback where the kernel has no MADV_WIPEONFORK. */
+static void child_after_fork(void)
+{
+	take_over(getpid());
+}
+
+/* Whether the globals belong to the calling process pid, taking them over
+ * first in a fork child that has not yet.  Called before the lock. */
+static bool claim(pid_t pid)
+{
+	pid_t owner = atomic_load(&conn_owner);
+	_Atomic uint32_t *m = fork_mark;
+	uint32_t v = MARK_WIPED;
+
+	if (owner == pid)
+		return true;
+	if (owner == 0) {
+		/* Before our constructor (another library's constructor
+		 * calling in): a lone thread, nothing to take over. */
+		pid_t none = 0;
+
+		return atomic_compare_exchange_strong(&conn_owner, &none, pid) ||
+		       none == pid;
+	}
+	if (!m)
+		return false;
+	if (atomic_compare_exchange_strong(m, &v, MARK_CLAIMING)) {
+		take_over(pid);
+		atomic_store(m, MARK_OWNED);
+		return true;
+	}
+	/* Another thread of this fork child is taking over: a few calls. */
+	while (v == MARK_CLAIMING) {
+		sched_yield();
+		v = atomic_load(m);
+	}
+	return atomic_load(&conn_owner) == pid;
 }
 
 /* One round trip's messages: the request (iov[0] the header, then its
@@ -223,14 +290,12 @@ static int conn_ensure(bool *fresh)
 	return 0;
 }
 
-static int call_locked(pid_t pid, struct xchg *x)
+static int call_locked(bool own, struct xchg *x)
 {
 	struct stat st;
 	int fd, r;
 
-	if (conn_owner == 0)
-		conn_owner = pid;
-	if (conn_owner != pid) {
+	if (!own) {
 		/* Someone else's memory: connect, ask, hang up. */
 		r = sock_open(&fd, &st);
 		if (r == 0) {
@@ -276,21 +341,23 @@ static int call(struct fe_req *req, struct xchg *x)
 {
 	int saved = errno;
 	sigset_t all, old;
-	pid_t pid = getpid();
+	bool own;
 	int r;
 
 	req->version = FE_PROTO_VERSION;
 	memset(x->rep, 0, sizeof(*x->rep));
 	x->got = 0;
 
-	/* A handler that stats while this thread holds the lock would
-	 * deadlock, and one that writes to the socket mid-message would
-	 * interleave: no signal runs here until we are done. */
+	/* A handler that stats while this thread holds the lock (or takes
+	 * the globals over) would deadlock, and one that writes to the
+	 * socket mid-message would interleave: no signal runs here until we
+	 * are done. */
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
 	fe_depth++;
+	own = claim(getpid());
 	pthread_mutex_lock(&lock);
-	r = call_locked(pid, x);
+	r = call_locked(own, x);
 	pthread_mutex_unlock(&lock);
 	fe_depth--;
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
@@ -345,8 +412,8 @@ int fe_conn_xcall(struct fe_req *req, const struct iovec *tail, int ntail,
 void fe_conn_prepare(void)
 {
 	sigset_t all, old;
-	pid_t pid = getpid();
 	int saved = errno;
+	bool own;
 
 	/* The shared table too, while mmap and recvmsg are still allowed:
 	 * stats stay free of round trips under the filter. */
@@ -355,11 +422,10 @@ void fe_conn_prepare(void)
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
 	fe_depth++;
+	own = claim(getpid());
 	pthread_mutex_lock(&lock);
 	plain_io = true;
-	if (conn_owner == 0)
-		conn_owner = pid;
-	if (conn_owner == pid)
+	if (own)
 		(void)conn_ensure(NULL);
 	pthread_mutex_unlock(&lock);
 	fe_depth--;
@@ -439,18 +505,18 @@ int fe_conn_map(int (*install)(const int *fds, int n))
 	struct fe_rep rep;
 	int saved = errno;
 	sigset_t all, old;
-	pid_t pid = getpid();
 	int fds[FE_MAP_FDS];
 	int n = 0, r;
+	bool own;
 
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
 	fe_depth++;
+	own = claim(getpid());
 	pthread_mutex_lock(&lock);
-	if (conn_owner == 0)
-		conn_owner = pid;
-	if (conn_owner != pid) {
-		/* A vfork child or a raw clone: the globals are not ours. */
+	if (!own) {
+		/* A vfork child or a CLONE_VM clone: the globals are not
+		 * ours. */
 		r = -ESRCH;
 		goto out_unlock;
 	}
@@ -492,21 +558,26 @@ out_unlock:
 	return r;
 }
 
-/* The fork child owns a copy of everything: the lock may have been held
- * by a thread that does not exist here, and the socket is the parent's
- * conversation.  Close our copy of it and start afresh. */
-static void child_after_fork(void)
-{
-	pthread_mutex_init(&lock, NULL);
-	if (conn_fd >= 0 && still_ours(conn_fd))
-		close(conn_fd);
-	conn_fd = -1;
-	conn_owner = getpid();
-}
-
+/* The mark page: made at load, in a session only, before the program has
+ * threads.  Two system calls once per process image; a fork copies one
+ * more mapping and none of its pages. */
 __attribute__((constructor)) static void conn_load(void)
 {
-	if (conn_owner == 0)
-		conn_owner = getpid();
+	void *p;
+	pid_t none = 0;
+
+	atomic_compare_exchange_strong(&conn_owner, &none, getpid());
+	if (fe_session_init() != FE_SESSION_ON || fork_mark)
+		return;
+	p = mmap(NULL, (size_t)sysconf(_SC_PAGESIZE), PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p != MAP_FAILED &&
+	    madvise(p, (size_t)sysconf(_SC_PAGESIZE), MADV_WIPEONFORK) == 0) {
+		*(_Atomic uint32_t *)p = MARK_OWNED;
+		fork_mark = p;
+		return;
+	}
+	if (p != MAP_FAILED)
+		munmap(p, (size_t)sysconf(_SC_PAGESIZE));
 	pthread_atfork(NULL, NULL, child_after_fork);
 }

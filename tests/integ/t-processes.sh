@@ -1,10 +1,13 @@
 #!/bin/bash
-# The shim across fork, vfork+exec, posix_spawn, threads, a signal handler
-# calling stat during the main thread's round trips, closefrom and dup2
-# over the shim's fd (STYLE.md 7.4-7.8, 9).
+# The shim across fork (also before the process's first call, and while
+# other threads are mid-call), a vfork child that calls in, vfork+exec,
+# posix_spawn, threads, a signal handler calling stat during the main
+# thread's round trips, closefrom and dup2 over the shim's fd (STYLE.md
+# 7.4-7.8, 9).
 . "$(dirname "$0")/lib.sh"
 
-for c in fork vfork-exec spawn threads signal closefrom dup2; do
+for c in fork fork-quiet fork-busy vfork-call vfork-exec spawn threads signal \
+	closefrom dup2; do
 	must "mkdir $c" as_user mkdir -p "$c"
 	check_eq "$c: chown and stat stay faked" "$(fe "$H"/proc $c "$c" "$H"/st 2>&1)" ok
 done

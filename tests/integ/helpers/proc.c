@@ -3,6 +3,16 @@
  * chowns files in DIR and checks with stat; prints "ok" or what went wrong.
  *   proc fork DIR         chown in the parent, fork; the child chowns and
  *                         stats; the parent stats what the child did
+ *   proc fork-quiet DIR   fork before the process ever talked to the
+ *                         daemon; the child chowns and stats, then the
+ *                         parent does and sees the child's file
+ *   proc fork-busy DIR    4 threads chown and stat without pause while
+ *                         the main thread forks 200 times; each child
+ *                         chowns and stats (a child still there after
+ *                         10 s hung: killed, and the test fails)
+ *   proc vfork-call DIR   the parent chowns; a vfork child chowns and
+ *                         stats before _exit; the parent chowns again on
+ *                         its own connection and sees the child's file
  *   proc vfork-exec DIR ST  vfork, the child execs ST stat DIR/v
  *   proc spawn DIR ST     posix_spawn ST stat DIR/s
  *   proc threads DIR      8 threads, each chowning and stat-checking its
@@ -16,6 +26,7 @@
 
 #include <fcntl.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <signal.h>
 #include <spawn.h>
 #include <sys/time.h>
@@ -67,6 +78,20 @@ static void on_alarm(int sig)
 	errno = saved;
 }
 
+static atomic_int busy_stop;
+
+static void *busy_main(void *arg)
+{
+	char name[32];
+	long k = (long)arg;
+
+	snprintf(name, sizeof(name), "b%ld", k);
+	for (long i = 0; !atomic_load(&busy_stop); i++)
+		if (cs(name, 300 + i % 7, 400 + k) != 0)
+			return (void *)1;
+	return NULL;
+}
+
 static int run_wait(pid_t pid)
 {
 	int ws;
@@ -74,6 +99,27 @@ static int run_wait(pid_t pid)
 	if (waitpid(pid, &ws, 0) != pid)
 		return -1;
 	return WIFEXITED(ws) ? WEXITSTATUS(ws) : 128 + WTERMSIG(ws);
+}
+
+/* run_wait, but a child still running after secs is killed (a shim
+ * that hangs blocks every signal around its round trip). */
+static int run_wait_max(pid_t pid, int secs)
+{
+	struct timespec ms = { 0, 1000000 };
+
+	for (long i = 0; i < secs * 1000L; i++) {
+		int ws;
+		pid_t r = waitpid(pid, &ws, WNOHANG);
+
+		if (r == pid)
+			return WIFEXITED(ws) ? WEXITSTATUS(ws) :
+					       128 + WTERMSIG(ws);
+		if (r < 0)
+			return -1;
+		nanosleep(&ms, NULL);
+	}
+	kill(pid, SIGKILL);
+	return run_wait(pid);
 }
 
 int main(int argc, char **argv)
@@ -100,6 +146,64 @@ int main(int argc, char **argv)
 			return printf("parent sees child's file as %lu:%lu\n", u, g), 1;
 		if (cs("parent2", 5, 6) != 0)
 			return printf("parent chown after fork failed\n"), 1;
+	} else if (!strcmp(call, "fork-quiet")) {
+		pid_t pid = fork();
+
+		if (pid == 0)
+			_exit(cs("qchild", 21, 22) == 0 ? 0 : 1);
+		if (run_wait(pid) != 0)
+			return printf("child: chown/stat failed\n"), 1;
+		if (cs("qparent", 23, 24) != 0 || show("qchild", &u, &g) != 0 ||
+		    u != 21 || g != 22)
+			return printf("parent: chown/stat failed\n"), 1;
+	} else if (!strcmp(call, "fork-busy")) {
+		pthread_t t[4];
+		void *r;
+		int bad = 0;
+
+		for (long k = 0; k < 4; k++)
+			pthread_create(&t[k], NULL, busy_main, (void *)k);
+		for (int i = 0; i < 200 && !bad; i++) {
+			char name[32];
+			pid_t pid;
+
+			snprintf(name, sizeof(name), "f%d", i);
+			pid = fork();
+			if (pid == 0)
+				_exit(cs(name, 500 + i, 600 + i) == 0 ? 0 : 1);
+			int st = run_wait_max(pid, 10);
+
+			if (st != 0) {
+				printf("child %d: %s\n", i,
+				       st == 128 + SIGKILL ? "hung" : "chown/stat failed");
+				bad = 1;
+			} else if (show(name, &u, &g) != 0 || u != 500u + i ||
+				   g != 600u + i) {
+				printf("parent sees child %d's file as %lu:%lu\n", i, u, g);
+				bad = 1;
+			}
+		}
+		atomic_store(&busy_stop, 1);
+		for (int k = 0; k < 4; k++) {
+			pthread_join(t[k], &r);
+			if (r != NULL && !bad)
+				bad = printf("a busy thread saw a wrong owner\n");
+		}
+		if (bad)
+			return 1;
+	} else if (!strcmp(call, "vfork-call")) {
+		pid_t pid;
+
+		if (cs("vp", 31, 32) != 0)
+			return printf("parent chown failed\n"), 1;
+		pid = vfork();
+		if (pid == 0)
+			_exit(cs("vc", 33, 34) == 0 ? 0 : 1);
+		if (run_wait(pid) != 0)
+			return printf("vfork child: chown/stat failed\n"), 1;
+		if (cs("vp2", 35, 36) != 0 || show("vc", &u, &g) != 0 ||
+		    u != 33 || g != 34)
+			return printf("parent after vfork: chown/stat failed\n"), 1;
 	} else if (!strcmp(call, "vfork-exec") || !strcmp(call, "spawn")) {
 		char *args[] = { argv[3], "stat", p, NULL };
 		int fds[2];
