@@ -51,7 +51,8 @@ DAEMON   := $(BUILD)/fakeenvd
 LAUNCHER := $(BUILD)/fakeenv
 UNITS    := $(patsubst tests/unit/%.c,$(BUILD)/tests/unit/%,$(UNIT_SRC))
 HELPERS  := $(patsubst tests/integ/helpers/%.c,$(BUILD)/tests/helpers/%,$(HELPER_SRC))
-BENCHES  := $(patsubst bench/%.c,$(BUILD)/bench/%,$(BENCH_SRC))
+BENCHES  := $(patsubst bench/%.c,$(BUILD)/bench/%,$(BENCH_SRC)) \
+	    $(BUILD)/bench/empty.so
 
 .PHONY: all test unit integ asan valgrind bench bench-journal demo install uninstall clean check-exports \
 	fuzz fuzz-cc
@@ -96,6 +97,12 @@ $(HELPER_OBJ): ALL_CFLAGS := $(filter-out $(SAN_FLAGS),$(ALL_CFLAGS))
 $(BUILD)/tests/helpers/%: $(BUILD)/obj/tests/integ/helpers/%.o
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) -o $@ $^ -lpthread
+
+# Built as an ordinary library is (no -z noseparate-code): the "preload"
+# column of bench/run, the cost of any LD_PRELOAD library.
+$(BUILD)/bench/empty.so: bench/preload/empty.c
+	@mkdir -p $(@D)
+	$(CC) -shared -fPIC -O2 $(WARN) -o $@ $<
 
 $(BUILD)/bench/%: $(BUILD)/obj/bench/%.o
 	@mkdir -p $(@D)
