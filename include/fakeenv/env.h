@@ -38,6 +38,11 @@
  * every stat, as before it existed (for tests and debugging). */
 #define FE_ENV_NO_MAP "FAKEENV_NO_MAP"
 
+/* "1": fork children are told apart by a pthread_atfork handler, as on a
+ * kernel without MADV_WIPEONFORK, instead of the wiped page (for tests of
+ * that path). */
+#define FE_ENV_ATFORK "FAKEENV_ATFORK"
+
 /* At most this many supplementary groups are faked (NGROUPS_MAX is 65536;
  * real builds use a handful). */
 #define FE_GROUPS_MAX 64

@@ -563,12 +563,18 @@ out_unlock:
  * more mapping and none of its pages. */
 __attribute__((constructor)) static void conn_load(void)
 {
+	const char *atfork;
 	void *p;
 	pid_t none = 0;
 
 	atomic_compare_exchange_strong(&conn_owner, &none, getpid());
 	if (fe_session_init() != FE_SESSION_ON || fork_mark)
 		return;
+	atfork = fe_env_initial(FE_ENV_ATFORK);
+	if (atfork && atfork[0] == '1') {
+		pthread_atfork(NULL, NULL, child_after_fork);
+		return;
+	}
 	p = mmap(NULL, (size_t)sysconf(_SC_PAGESIZE), PROT_READ | PROT_WRITE,
 		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (p != MAP_FAILED &&
