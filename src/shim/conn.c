@@ -564,6 +564,8 @@ out_unlock:
 __attribute__((constructor)) static void conn_load(void)
 {
 	const char *atfork;
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	int saved = errno;
 	void *p;
 	pid_t none = 0;
 
@@ -571,19 +573,17 @@ __attribute__((constructor)) static void conn_load(void)
 	if (fe_session_init() != FE_SESSION_ON || fork_mark)
 		return;
 	atfork = fe_env_initial(FE_ENV_ATFORK);
-	if (atfork && atfork[0] == '1') {
-		pthread_atfork(NULL, NULL, child_after_fork);
-		return;
-	}
-	p = mmap(NULL, (size_t)sysconf(_SC_PAGESIZE), PROT_READ | PROT_WRITE,
-		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (p != MAP_FAILED &&
-	    madvise(p, (size_t)sysconf(_SC_PAGESIZE), MADV_WIPEONFORK) == 0) {
+	p = atfork && atfork[0] == '1' ?
+		    MAP_FAILED :
+		    mmap(NULL, page, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p != MAP_FAILED && madvise(p, page, MADV_WIPEONFORK) == 0) {
 		*(_Atomic uint32_t *)p = MARK_OWNED;
 		fork_mark = p;
-		return;
+	} else {
+		if (p != MAP_FAILED)
+			munmap(p, page);
+		pthread_atfork(NULL, NULL, child_after_fork);
 	}
-	if (p != MAP_FAILED)
-		munmap(p, (size_t)sysconf(_SC_PAGESIZE));
-	pthread_atfork(NULL, NULL, child_after_fork);
+	errno = saved;
 }
