@@ -84,17 +84,23 @@ static bool is_var(const char *e, const char *name, size_t len)
 	return strncmp(e, name, len) == 0 && e[len] == '=';
 }
 
-/* Whether the LD_PRELOAD list names lib; ld.so splits on ':' and ' '. */
+/* Whether the LD_PRELOAD list names lib; ld.so splits on ':' and ' '.
+ * Plain loops: this runs in fork children about to exec, where each libc
+ * function the shim calls for the first time costs a lazy symbol lookup
+ * and page faults (strlen is bound already: the constructor uses it). */
 static bool preload_has(const char *list, const char *lib)
 {
-	size_t len = strlen(lib);
-
 	while (*list) {
-		size_t n = strcspn(list, ": ");
+		const char *l = lib;
 
-		if (n == len && memcmp(list, lib, len) == 0)
+		while (*list && *list != ':' && *list != ' ' && *list == *l) {
+			list++;
+			l++;
+		}
+		if (*l == '\0' && (*list == '\0' || *list == ':' || *list == ' '))
 			return true;
-		list += n;
+		while (*list && *list != ':' && *list != ' ')
+			list++;
 		if (*list)
 			list++;
 	}
