@@ -13,7 +13,7 @@
  * page the kernel wipes in a fork child and in nothing else
  * (MADV_WIPEONFORK) can.  There is no pthread_atfork handler: running one
  * in every fork child of every program made fork + _exit 7 % slower in
- * CPU time (bench/forkexit, 4 more page faults a fork), in programs that
+ * CPU time (bench/forkexit, 3 more page faults a fork), in programs that
  * never talk to the daemon as much as in those that do.
  */
 #include "shim.h"
