@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -47,6 +48,10 @@ static double now(void)
 #define TORN_KEYS    8
 #define TORN_READERS 3
 #define TORN_SECONDS 0.7
+/* At least this many writes and reads however slowly threads run (under
+ * valgrind one at a time), within TORN_MAX_SECONDS. */
+#define TORN_MIN_OPS     20000
+#define TORN_MAX_SECONDS 60.0
 
 static struct fe_tab torn_tab;
 static const struct fe_map_arr *torn_arr;
@@ -68,21 +73,21 @@ static struct fe_rec consistent(uint32_t x)
 static void *torn_writer(void *arg)
 {
 	uint32_t x = 1;
-	long *writes = arg;
+	atomic_long *writes = arg;
 
 	while (!atomic_load(&torn_stop)) {
 		for (int k = 0; k < TORN_KEYS; k++) {
 			struct fe_rec r = consistent(x++);
 
 			fe_tab_put(&torn_tab, 7, 100 + (uint64_t)k, &r, NULL);
-			++*writes;
+			atomic_fetch_add(writes, 1);
 		}
 	}
 	return NULL;
 }
 
 struct torn_res {
-	long reads;
+	atomic_long reads; /* read by the main thread as it runs */
 	long bad;
 	long gave_up;
 };
@@ -101,7 +106,10 @@ static void *torn_reader(void *arg)
 			res->gave_up++;
 			continue;
 		}
-		res->reads++;
+		/* A scheduler that runs one thread at a time (valgrind's)
+		 * must get to the writer too. */
+		if ((atomic_fetch_add(&res->reads, 1) + 1) % 4096 == 0)
+			sched_yield();
 		if (r != 1 || s.uid != s.gid || (uint64_t)s.uid != s.rdev ||
 		    s.mode != (S_IFREG | (s.uid & 0777)) ||
 		    s.flags !=
@@ -116,7 +124,8 @@ static void test_torn(void)
 {
 	pthread_t w, rd[TORN_READERS];
 	struct torn_res res[TORN_READERS];
-	long writes = 0, reads = 0, bad = 0, gave_up = 0;
+	atomic_long writes = 0;
+	long reads = 0, bad = 0, gave_up = 0;
 	double t0;
 
 	memset(res, 0, sizeof(res));
@@ -132,20 +141,23 @@ static void test_torn(void)
 	for (int i = 0; i < TORN_READERS; i++)
 		pthread_create(&rd[i], NULL, torn_reader, &res[i]);
 	t0 = now();
-	while (now() - t0 < TORN_SECONDS)
+	while (now() - t0 < TORN_MAX_SECONDS &&
+	       (now() - t0 < TORN_SECONDS ||
+		atomic_load(&writes) < TORN_MIN_OPS ||
+		atomic_load(&res[0].reads) < TORN_MIN_OPS))
 		usleep(10000);
 	atomic_store(&torn_stop, 1);
 	pthread_join(w, NULL);
 	for (int i = 0; i < TORN_READERS; i++) {
 		pthread_join(rd[i], NULL);
-		reads += res[i].reads;
+		reads += atomic_load(&res[i].reads);
 		bad += res[i].bad;
 		gave_up += res[i].gave_up;
 	}
 	printf("# torn: %ld writes, %ld reads, %ld gave up (slot busy)\n",
-	       writes, reads, gave_up);
+	       atomic_load(&writes), reads, gave_up);
 	CHECK("torn: the writer wrote and the readers read",
-	      writes > 1000 && reads > 1000);
+	      atomic_load(&writes) >= TORN_MIN_OPS && reads >= TORN_MIN_OPS);
 	CHECK("torn: no reader ever saw a torn record", bad == 0);
 	fe_tab_free(&torn_tab);
 }
@@ -303,7 +315,7 @@ static int map_new_arrays(void)
 }
 
 struct grow_res {
-	long reads;
+	atomic_long reads;
 	long missed;
 	long wrong;
 	long retried;
@@ -330,7 +342,10 @@ static void *grow_reader(void *arg)
 			res->retried++;
 			continue;
 		}
-		res->reads++;
+		/* A scheduler that runs one thread at a time (valgrind's)
+		 * must get to the writer too. */
+		if ((atomic_fetch_add(&res->reads, 1) + 1) % 4096 == 0)
+			sched_yield();
 		if (r != 1)
 			res->missed++;
 		else if (s.uid != k || s.gid != k)
@@ -382,7 +397,7 @@ static void test_grow_concurrent(void)
 	atomic_store(&grow_stop, 1);
 	for (int i = 0; i < GROW_READERS; i++) {
 		pthread_join(rd[i], NULL);
-		reads += res[i].reads;
+		reads += atomic_load(&res[i].reads);
 		missed += res[i].missed;
 		wrong += res[i].wrong;
 		retried += res[i].retried;
