@@ -101,6 +101,24 @@ static int run_wait(pid_t pid)
 	return WIFEXITED(ws) ? WEXITSTATUS(ws) : 128 + WTERMSIG(ws);
 }
 
+/* The parent's side once a child chowned child to cid:cid+1: the child
+ * succeeded, the parent can chown and stat mine to id:id+1 (with its own
+ * connection or a new one), and it sees the child's change.  Prints what
+ * failed; 0 when nothing did. */
+static int after_child(pid_t pid, const char *mine, unsigned long id,
+		       const char *child, unsigned long cid)
+{
+	unsigned long u, g;
+
+	if (run_wait(pid) != 0)
+		return printf("child: chown/stat failed\n"), 1;
+	if (cs(mine, id, id + 1) != 0)
+		return printf("parent: chown/stat after the child failed\n"), 1;
+	if (show(child, &u, &g) != 0 || u != cid || g != cid + 1)
+		return printf("parent sees the child's file as %lu:%lu\n", u, g), 1;
+	return 0;
+}
+
 /* run_wait, but a child still running after secs is killed (a shim
  * that hangs blocks every signal around its round trip). */
 static int run_wait_max(pid_t pid, int secs)
@@ -151,11 +169,8 @@ int main(int argc, char **argv)
 
 		if (pid == 0)
 			_exit(cs("qchild", 21, 22) == 0 ? 0 : 1);
-		if (run_wait(pid) != 0)
-			return printf("child: chown/stat failed\n"), 1;
-		if (cs("qparent", 23, 24) != 0 || show("qchild", &u, &g) != 0 ||
-		    u != 21 || g != 22)
-			return printf("parent: chown/stat failed\n"), 1;
+		if (after_child(pid, "qparent", 23, "qchild", 21) != 0)
+			return 1;
 	} else if (!strcmp(call, "fork-busy")) {
 		pthread_t t[4];
 		void *r;
@@ -199,11 +214,8 @@ int main(int argc, char **argv)
 		pid = vfork();
 		if (pid == 0)
 			_exit(cs("vc", 33, 34) == 0 ? 0 : 1);
-		if (run_wait(pid) != 0)
-			return printf("vfork child: chown/stat failed\n"), 1;
-		if (cs("vp2", 35, 36) != 0 || show("vc", &u, &g) != 0 ||
-		    u != 33 || g != 34)
-			return printf("parent after vfork: chown/stat failed\n"), 1;
+		if (after_child(pid, "vp2", 35, "vc", 33) != 0)
+			return 1;
 	} else if (!strcmp(call, "vfork-exec") || !strcmp(call, "spawn")) {
 		char *args[] = { argv[3], "stat", p, NULL };
 		int fds[2];
