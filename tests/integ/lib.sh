@@ -19,6 +19,14 @@
 #   session_pids NAME         pids of process NAME of the test user that
 #                             belong to this script (env, cwd or socket)
 #   pick KEY <<<TEXT          rest of the line of TEXT starting "KEY "
+#   skip NAME WHY   a case that cannot run here: "ok - NAME # SKIP WHY",
+#                   counted apart by the runner
+#   fs_dir VAR KIND a fresh directory the test user owns on a filesystem
+#                   of KIND (ext4 or tmpfs), in VAR; as root an ext4
+#                   image or a tmpfs mounted for the script (unmounted at
+#                   exit), else under /tmp or /dev/shm when they are of
+#                   KIND; status 1 when there is none (not in a $(...):
+#                   the unmount is registered in this shell)
 #   done_testing    the last line of each script
 # A script that ends before done_testing (set -u, a crash, exit) prints a
 # "not ok" line: no script can pass silently.
@@ -73,6 +81,10 @@ check_no() {
 # "KEY " (KEY taken literally).
 pick() {
 	awk -v k="$1 " 'index($0, k) == 1 { print substr($0, length(k) + 1); exit }'
+}
+
+skip() {
+	echo "ok - $1 # SKIP $2"
 }
 
 bail() {
@@ -220,6 +232,60 @@ not_with_san() {
 }
 [ "$FAKEENV_VALGRIND" = 1 ] && _valgrind_setup
 
+# --- filesystems ------------------------------------------------------------
+
+_mounts=()
+_fs_n=0
+
+fs_dir() {
+	local var=$1 kind=$2 m d
+	_fs_n=$((_fs_n + 1))
+	m=$T/fs.$kind.$_fs_n
+	if [ "$(id -u)" = 0 ]; then
+		mkdir "$m" || return 1
+		case $kind in
+		ext4)
+			truncate -s 256M "$T/fs.$_fs_n.img" &&
+				mkfs.ext4 -q -E root_owner="$TUID:$TGID" "$T/fs.$_fs_n.img" 2>/dev/null &&
+				mount -o loop "$T/fs.$_fs_n.img" "$m" 2>/dev/null || return 1 ;;
+		tmpfs)
+			mount -t tmpfs -o mode=0755,uid="$TUID",gid="$TGID" fe-test "$m" 2>/dev/null || return 1 ;;
+		*) return 1 ;;
+		esac
+		_mounts+=("$m")
+		d=$m/d
+		as_user mkdir "$d" || return 1
+		printf -v "$var" %s "$d"
+		return 0
+	fi
+	case $kind in
+	ext4) d=$W ;;
+	tmpfs) d=/dev/shm ;;
+	*) return 1 ;;
+	esac
+	case $(stat -f -c %T "$d" 2>/dev/null) in
+	ext2/ext3) [ "$kind" = ext4 ] || return 1 ;;
+	tmpfs) [ "$kind" = tmpfs ] || return 1 ;;
+	*) return 1 ;;
+	esac
+	d=$(mktemp -d "$d/fe-fs.XXXXXX") || return 1
+	_mounts+=("rm:$d")
+	printf -v "$var" %s "$d"
+}
+
+# Unmount what fs_dir mounted, newest first.
+_fs_cleanup() {
+	local i m
+	for ((i = ${#_mounts[@]} - 1; i >= 0; i--)); do
+		m=${_mounts[i]}
+		case $m in
+		rm:*) rm -rf "${m#rm:}" ;;
+		*) umount "$m" 2>/dev/null || umount -l "$m" 2>/dev/null ;;
+		esac
+	done
+	_mounts=()
+}
+
 # Inodes of the listening sockets under $T (the daemon's).
 _sock_inodes() {
 	awk -v t="$T/" 'index($8, t) == 1 { print $7 }' /proc/net/unix 2>/dev/null
@@ -268,6 +334,7 @@ _cleanup() {
 		_mine "$p" && kill -9 "$p" 2>/dev/null
 	done
 	cd /
+	_fs_cleanup
 	chmod -R u+rwX "$T" 2>/dev/null
 	rm -rf "$T"
 	if [ "$_done" != 1 ]; then
