@@ -36,7 +36,7 @@
 
 #define FE_MAP_MAGIC_ROOT 0x746f6f52764e4546ull /* "FENvRoot" */
 #define FE_MAP_MAGIC_ARR  0x7272416d764e4546ull /* "FENvmArr" */
-#define FE_MAP_VERSION 1
+#define FE_MAP_VERSION 2
 
 /* Root flags. */
 #define FE_MAP_UNKNOWN_REAL 0x1u /* files with no record show their real
@@ -52,11 +52,20 @@
 #define FE_REC_XATTR    0x10u /* the daemon keeps xattrs for this inode
 				 (security.*, ...): without it, getxattr
 				 and listxattr need not ask */
-#define FE_REC_FLAGS (FE_REC_MODE_SET | FE_REC_DEV_SET | FE_REC_XATTR)
+#define FE_REC_ORPHAN  0x20u /* the inode lost its last name (nlink 0) but
+				 may still be open: the daemon drops the
+				 record once no process has it open */
+#define FE_REC_FLAGS \
+	(FE_REC_MODE_SET | FE_REC_DEV_SET | FE_REC_XATTR | FE_REC_ORPHAN)
 
 /*
  * One slot, 40 bytes.  seq is odd while the slot is being written and
  * grows by 2 with every write (see above).
+ *
+ * A record's identity is (dev, ino, btag): btag is fe_btag() of the
+ * file's birth time (statx STATX_BTIME), 0 where the filesystem has none.
+ * Inode numbers are reused (ext4 at once), birth times are not: a record
+ * whose btag differs from the file's is stale (fe_rec_stale()).
  *
  * dev and rdev take 32 bits: the kernel's dev_t is 32 bits (12 for the
  * major, 20 for the minor), and for those values glibc's 64-bit encoding
@@ -72,13 +81,14 @@ struct fe_slot {
 	uint32_t rdev;  /* faked st_rdev, meaningful with FE_REC_DEV_SET */
 	uint32_t uid;   /* fake owner */
 	uint32_t gid;   /* fake group */
-	uint32_t mode;  /* type bits (the faked type with DEV_SET, else the
+	uint32_t btag;  /* birth-time tag of the file, 0: unknown */
+	uint16_t mode;  /* type bits (the faked type with DEV_SET, else the
 			   real type when recorded) and permission bits
-			   (meaningful with MODE_SET) */
+			   (meaningful with MODE_SET): st_mode's 16 bits */
+	uint16_t flags; /* FE_SLOT_* | FE_REC_* */
 	uint32_t path;  /* arena offset of the last known path, 0: none (the
 			   daemon's; meaningless to readers) */
 	uint32_t seq;   /* write sequence: odd while a write is in progress */
-	uint32_t flags; /* FE_SLOT_* | FE_REC_* */
 };
 _Static_assert(sizeof(struct fe_slot) == 40, "slot layout");
 
@@ -121,17 +131,41 @@ static inline uint64_t fe_map_arr_size(uint64_t cap)
 #define FE_MAP_PERM_BITS 07777u
 
 /*
- * A record no longer describes the file at its key when the real type
- * differs from the one recorded (a faked device is a regular file).  A
- * faked device may also come back with its faked type: the shim fixes up
- * glibc's fts entries in place, and fts_children then fts_read hand it
- * the same entry twice.
+ * The birth-time tag of a file born at sec.nsec: a 32-bit mix of the two,
+ * never 0 (0 means "unknown").  Two files that share an inode number one
+ * after the other are told apart unless their tags collide (1 in 2^32).
+ */
+static inline uint32_t fe_btag(int64_t sec, uint32_t nsec)
+{
+	uint64_t x = (uint64_t)sec * 1000000007ull + nsec;
+
+	/* splitmix64's finaliser */
+	x ^= x >> 30;
+	x *= 0xbf58476d1ce4e5b9ull;
+	x ^= x >> 27;
+	x *= 0x94d049bb133111ebull;
+	x ^= x >> 31;
+	x ^= x >> 32;
+	return (uint32_t)x ? (uint32_t)x : 1u;
+}
+
+/*
+ * A record no longer describes the file at its key when the file was born
+ * at another time (both tags known: the inode number was reused), or when
+ * the real type differs from the one recorded (a faked device is a
+ * regular file): the check where a birth time is unknown.  A faked device
+ * may also come back with its faked type: the shim fixes up glibc's fts
+ * entries in place, and fts_children then fts_read hand it the same entry
+ * twice.
  */
 static inline bool fe_rec_stale(uint32_t rec_mode, uint32_t rec_flags,
-				uint32_t real_mode)
+				uint32_t rec_btag, uint32_t real_mode,
+				uint32_t btag)
 {
 	uint32_t real_type = real_mode & S_IFMT;
 
+	if (rec_btag && btag && rec_btag != btag)
+		return true;
 	if (rec_flags & FE_REC_DEV_SET)
 		return real_type != S_IFREG && real_type != (rec_mode & S_IFMT);
 	return (rec_mode & S_IFMT) != real_type;
@@ -146,6 +180,8 @@ struct fe_view {
 	uint32_t dev;   /* true when type and rdev are faked */
 	uint64_t rdev;  /* effective st_rdev when dev, else 0 */
 	uint32_t xattr; /* true when the daemon keeps xattrs for the file */
+	uint32_t btag;  /* the record's birth-time tag (0: none, or no
+			   record) */
 };
 
 /*
@@ -162,6 +198,7 @@ static inline void fe_rec_view(const struct fe_slot *rec, uint32_t real_mode,
 	v->dev = 0;
 	v->rdev = 0;
 	v->xattr = rec && (rec->flags & FE_REC_XATTR);
+	v->btag = rec ? rec->btag : 0;
 	if (!rec) {
 		v->uid = unknown_is_real ? real_uid : 0;
 		v->gid = unknown_is_real ? real_gid : 0;

@@ -23,7 +23,7 @@
 
 #include <stdint.h>
 
-#define FE_PROTO_VERSION 1
+#define FE_PROTO_VERSION 2
 
 /* Longest tail, NUL included.  Longer paths are simply not sent: the path
  * is a hint for the journal, never a key. */
@@ -91,9 +91,14 @@ _Static_assert(FE_TAIL_MAX >= 2 * FE_PATH_MAX, "RENAMEDIR fits");
 /*
  * X(name, allowed flags, tail rule), one op a line.
  *
+ * Every op that names a file names it by (dev, ino, btag): btag is the
+ * birth-time tag of the file the shim saw (fakeenv/map.h, fe_btag()), 0
+ * when unknown.  A record at (dev, ino) with another known btag, or
+ * whose file type no longer matches (fe_rec_stale()), belongs to a dead
+ * file: it is stale, dropped and counted, and never applied.
+ *
  * GET     (dev, ino) with the real st_mode/st_uid/st_gid: reply the
- *         effective uid, gid, mode and rdev.  A record whose file type no
- *         longer matches the real file is stale and is dropped.
+ *         effective uid, gid, mode and rdev.
  * CHOWN   set uid and/or gid; clears setuid (and setgid when group-exec is
  *         set) on non-directories, as the kernel does.
  * CHMOD   set the permission bits (mode & 07777).
@@ -101,7 +106,12 @@ _Static_assert(FE_TAIL_MAX >= 2 * FE_PATH_MAX, "RENAMEDIR fits");
  *         (mode carries the type); any earlier record is discarded.
  * CREATE  a new inode owned by uid:gid (and with the permissions in mode
  *         when FE_F_MODE); any earlier record at (dev, ino) is discarded.
- * DROP    the last link of (dev, ino) is gone: forget it.
+ * DROP    the inode (dev, ino, btag) has no name left (its nlink is 0,
+ *         seen through an fd held across the removal): its record
+ *         becomes an orphan (FE_REC_ORPHAN), kept while any process may
+ *         still have the file open, and dropped once none has (the
+ *         daemon looks in /proc at checkpoints and when orphans pile
+ *         up).
  * RENAME  (dev, ino) is now known by the path in the tail.
  * SESSION from the launcher: ino is the pid of CMD, dev its process group
  *         (0: none).  If this connection closes before DETACH, the launcher
@@ -187,7 +197,7 @@ struct fe_req {
 	uint64_t rdev;      /* new rdev when FE_F_RDEV */
 	uint32_t tail_len;  /* bytes of tail after this header (paths: NUL
 			       included), at most FE_TAIL_MAX */
-	uint32_t pad;       /* zero */
+	uint32_t btag;      /* birth-time tag of the file, 0: unknown */
 };
 _Static_assert(sizeof(struct fe_req) == 64, "bump FE_PROTO_VERSION");
 
@@ -237,7 +247,15 @@ struct fe_status {
 				     the only time clients waited */
 	uint64_t write_us;        /* its write, fsync and rename, while the
 				     daemon served on */
+	uint64_t stale;           /* records found stale since the start
+				     (another birth time or type at their
+				     key) and dropped */
+	uint64_t orphans;         /* records of inodes with no name left,
+				     kept while they may be open */
+	uint64_t reaped;          /* orphans dropped since the start: no
+				     process had them open */
+	uint64_t pad;             /* zero */
 };
-_Static_assert(sizeof(struct fe_status) == 128, "bump FE_PROTO_VERSION");
+_Static_assert(sizeof(struct fe_status) == 160, "bump FE_PROTO_VERSION");
 
 #endif

@@ -57,6 +57,7 @@ static inline int fe_map_read_slot(const struct fe_slot *s, struct fe_slot *out)
 		out->uid = FE_MAP_LD(s->uid);
 		out->gid = FE_MAP_LD(s->gid);
 		out->mode = FE_MAP_LD(s->mode);
+		out->btag = FE_MAP_LD(s->btag);
 		out->path = FE_MAP_LD(s->path);
 		__atomic_thread_fence(__ATOMIC_ACQUIRE);
 		if (FE_MAP_LD(s->seq) == s1) {

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "common/util.h"
+#include "reap.h"
 #include "serve.h"
 #include "state.h"
 
@@ -381,6 +382,21 @@ static void ckpt_answer(struct loop *lp, int err, uint64_t records,
 	}
 }
 
+/* Drop the orphans no process has open; a failure keeps them all, and is
+ * said once. */
+static void reap(struct loop *lp)
+{
+	static bool said;
+	long r = fe_reap_orphans(&lp->srv);
+
+	if (r < 0 && !said) {
+		said = true;
+		fe_log("daemon: orphan records kept: %s", r == -EACCES ?
+		       "a process of this user cannot be looked into in /proc" :
+		       fe_strerror((int)-r));
+	}
+}
+
 /* Start writing the journal from a snapshot, or note that another is
  * wanted when one is being written. */
 static void ckpt_start(struct loop *lp)
@@ -399,6 +415,7 @@ static void ckpt_start(struct loop *lp)
 	for (struct conn *c = lp->conns; c; c = c->next)
 		if (c->ckpt_wait == CKPT_NEXT)
 			c->ckpt_wait = CKPT_RUNNING;
+	reap(lp);
 	t0 = now_us();
 	sn = fe_snap_take(&lp->srv.tab);
 	lp->snap_us = (uint64_t)(now_us() - t0);
@@ -460,6 +477,7 @@ static int ckpt_final(struct loop *lp)
 	for (struct conn *c = lp->conns; c; c = c->next)
 		if (c->ckpt_wait)
 			c->ckpt_wait = CKPT_RUNNING;
+	reap(lp);
 	sn = fe_snap_take(&lp->srv.tab);
 	r = sn ? fe_snap_save(sn, lp->cfg->save, &bytes) : -ENOMEM;
 	if (sn)
@@ -488,6 +506,9 @@ static void status(struct loop *lp, struct conn *c)
 		.interval = lp->cfg->interval,
 		.snap_us = lp->snap_us,
 		.write_us = lp->write_us,
+		.stale = lp->srv.stale,
+		.orphans = lp->srv.orphans,
+		.reaped = lp->srv.reaped,
 	};
 
 	if (lp->cfg->save)
@@ -574,6 +595,8 @@ static void conn_input(struct loop *lp, struct conn *c, uint32_t events)
 						     sizeof(struct fe_req) :
 					     NULL,
 				     &rep);
+			if (lp->srv.orphans >= fe_reap_next(&lp->srv))
+				reap(lp);
 		}
 		if (!reply_to(lp, c, &rep, sizeof(rep),
 			      lp->buf.req.op == FE_OP_MAP))

@@ -164,8 +164,8 @@ static const char *req_problem(const void *buf, size_t len)
 		return "unknown op";
 	if (req.flags & ~op_flags[req.op])
 		return "flags outside the op's mask";
-	if (req.pad)
-		return "non-zero padding";
+	if (req.btag && ignores_real_mode(req.op))
+		return "birth-time tag on an op that names no file";
 	if (req.real_mode & ~(uint32_t)(S_IFMT | PERM_BITS))
 		return "bad real_mode";
 	type = req.real_mode & S_IFMT;
@@ -234,6 +234,7 @@ static void new_rec(const struct fe_srv *s, const struct fe_req *req,
 	rec->uid = default_uid(s, req);
 	rec->gid = default_gid(s, req);
 	rec->mode = req->real_mode & S_IFMT;
+	rec->btag = req->btag;
 }
 
 /*
@@ -317,29 +318,40 @@ static int put_x(struct fe_srv *s, uint64_t dev, uint64_t ino,
 
 static bool del(struct fe_srv *s, uint64_t dev, uint64_t ino)
 {
-	if (!fe_tab_del(&s->tab, dev, ino))
+	struct fe_rec rec;
+
+	if (!fe_tab_find(&s->tab, dev, ino, &rec))
 		return false;
+	if (rec.flags & FE_REC_ORPHAN)
+		s->orphans--;
+	fe_tab_del(&s->tab, dev, ino);
 	s->changes++;
 	return true;
 }
 
 /* The rule is shared with the shim's reader: fakeenv/map.h. */
-static bool stale(const struct fe_rec *rec, uint32_t real_mode)
+static bool stale(const struct fe_rec *rec, const struct fe_req *req)
 {
-	return fe_rec_stale(rec->mode, rec->flags, real_mode);
+	return fe_rec_stale(rec->mode, rec->flags, rec->btag, req->real_mode,
+			    req->btag);
 }
 
-/* The live record at req's key into *rec; a stale one is deleted and
- * reported absent. */
+/* The live record at req's key into *rec; a stale one (a dead file's, at
+ * a reused inode number) is deleted, counted and reported absent.  A
+ * record of unknown birth time learns it from the first request that
+ * knows it and agrees on the type: from then on it is checked. */
 static bool lookup(struct fe_srv *s, const struct fe_req *req,
 		   struct fe_rec *rec)
 {
 	if (!fe_tab_find(&s->tab, req->dev, req->ino, rec))
 		return false;
-	if (stale(rec, req->real_mode)) {
+	if (stale(rec, req)) {
 		del(s, req->dev, req->ino);
+		s->stale++;
 		return false;
 	}
+	if (!rec->btag)
+		rec->btag = req->btag;
 	return true;
 }
 
@@ -508,6 +520,23 @@ static void op_create(struct fe_srv *s, const struct fe_req *req,
 		return;
 	}
 	store(s, req, &rec, tail, rep);
+}
+
+/* The inode has no name left: its record waits, as an orphan, for no
+ * process to have it open (fe_srv_reap()). */
+static void op_drop(struct fe_srv *s, const struct fe_req *req,
+		    struct fe_rep *rep)
+{
+	struct fe_rec rec;
+
+	if (!lookup(s, req, &rec))
+		return;
+	rep->flags = FE_R_FOUND;
+	if (rec.flags & FE_REC_ORPHAN)
+		return;
+	rec.flags |= FE_REC_ORPHAN;
+	if (put(s, req->dev, req->ino, &rec, NULL) == 0)
+		s->orphans++;
 }
 
 static void op_rename(struct fe_srv *s, const struct fe_req *req,
@@ -1017,8 +1046,7 @@ void fe_serve_req(struct fe_srv *s, struct fe_sess *sess,
 		op_create(s, req, tail, rep);
 		break;
 	case FE_OP_DROP:
-		if (del(s, req->dev, req->ino))
-			rep->flags = FE_R_FOUND;
+		op_drop(s, req, rep);
 		break;
 	case FE_OP_RENAME:
 		op_rename(s, req, tail, rep);

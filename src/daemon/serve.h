@@ -33,6 +33,10 @@ struct fe_srv {
 				  reply (XGET, XLIST), valid until the next
 				  request */
 	size_t rep_len;        /* how many, 0: none */
+	uint64_t stale;        /* stale records dropped since start */
+	uint64_t orphans;      /* records with FE_REC_ORPHAN now */
+	uint64_t reaped;       /* orphans dropped since start */
+	uint64_t reap_kept;    /* orphans the last reap found still open */
 };
 
 /* A connection's session, set by SESSION and DETACH. */
@@ -51,8 +55,8 @@ void fe_srv_free(struct fe_srv *s);
 
 /*
  * Check a whole message of len bytes (buf need not be aligned): length ==
- * header + tail_len; version; op known; flags within the op's mask; pad
- * zero; the op's tail rule, and a tail is a path of 2..FE_PATH_MAX bytes
+ * header + tail_len; version; op known; flags within the op's mask; btag
+ * zero on an op that names no file; the op's tail rule, and a tail is a path of 2..FE_PATH_MAX bytes
  * ending in its only NUL; real_mode has no bits outside S_IFMT | 07777 and
  * a valid file type (type 0 allowed for SESSION, DETACH, STATS only);
  * an xattr op's tail follows FE_TAIL_X (proto.h: lengths within the
@@ -74,8 +78,8 @@ int fe_req_check(const void *buf, size_t len, const char **why);
  * record they were replacing).  Ops on a record (GET, CHOWN, CHMOD, MKNOD,
  * CREATE, RENAME) reply the effective uid, gid, mode and rdev afterwards,
  * with FE_R_FOUND when a record exists and FE_R_DEV when its type and rdev
- * are faked (rdev is 0 otherwise); DROP replies FE_R_FOUND if it removed
- * one; STATS fills count[]; MAP
+ * are faked (rdev is 0 otherwise); DROP replies FE_R_FOUND if a live
+ * record was there (it is now an orphan); STATS fills count[]; MAP
  * says in count[0] how many fds fe_tab_map_fds() gives (the loop sends
  * them), or -ENOSYS.  SESSION and DETACH change *sess only.  XGET and
  * XLIST put what follows the reply in s->rep_data and s->rep_len (0 for

@@ -33,6 +33,7 @@ struct snap_rec {
 	uint32_t gid;
 	uint32_t mode;
 	uint32_t flags; /* FE_JNL_* */
+	uint32_t btag;
 };
 
 struct fe_snap {
@@ -45,28 +46,31 @@ struct fe_snap {
 static uint32_t jnl_flags(uint32_t rec_flags)
 {
 	return ((rec_flags & FE_REC_MODE_SET) ? FE_JNL_MODE_SET : 0) |
-	       ((rec_flags & FE_REC_DEV_SET) ? FE_JNL_DEV_SET : 0);
+	       ((rec_flags & FE_REC_DEV_SET) ? FE_JNL_DEV_SET : 0) |
+	       ((rec_flags & FE_REC_ORPHAN) ? FE_JNL_ORPHAN : 0);
 }
 
 static uint32_t rec_flags(uint32_t jnl)
 {
 	return ((jnl & FE_JNL_MODE_SET) ? FE_REC_MODE_SET : 0) |
-	       ((jnl & FE_JNL_DEV_SET) ? FE_REC_DEV_SET : 0);
+	       ((jnl & FE_JNL_DEV_SET) ? FE_REC_DEV_SET : 0) |
+	       ((jnl & FE_JNL_ORPHAN) ? FE_REC_ORPHAN : 0);
 }
 
 /* ---- loading ---- */
 
 /* Whether the file at r->path is still r's inode; *dev and *ino get its
- * key now (a changed st_dev re-keys).  The rule lives in
- * src/journal/recheck.c, shared with `fakeenv export`. */
+ * key now (a changed st_dev re-keys), *btag its birth-time tag.  The rule
+ * lives in src/journal/recheck.c, shared with `fakeenv export`. */
 static bool still_there(const struct fe_jnl_rec *r, uint64_t *dev,
-			uint64_t *ino)
+			uint64_t *ino, uint32_t *btag)
 {
-	return fe_jnl_rec_locate(r, dev, ino);
+	return fe_jnl_rec_locate(r, dev, ino, btag);
 }
 
-/* Where each record's file is now: the filesystem check, the slow part
- * of a load (a statx by path per record), spread over the CPUs. */
+/* Where each record's file is now.  A record with a birth time is keyed
+ * without I/O (recheck.h); one without is checked by its path, the slow
+ * part of such a load (a statx per record), spread over the CPUs. */
 #define LOCATE_GONE UINT64_MAX /* dev of a record that is not there */
 #define LOCATE_MIN_PER_THREAD 4096
 #define LOCATE_MAX_THREADS 8
@@ -74,9 +78,11 @@ static bool still_there(const struct fe_jnl_rec *r, uint64_t *dev,
 struct located {
 	uint64_t dev;
 	uint64_t ino;
+	uint32_t btag;
 };
 
 struct locate_job {
+	const struct fe_jnl_devmaps *dm;
 	const struct fe_jnl_view *v;
 	const uint64_t *order; /* record indexes, one directory's together */
 	struct located *out;
@@ -114,14 +120,23 @@ static void *locate_range(void *arg)
 
 		fe_jnl_get(j->v, i, &jr);
 		/* A device number no Linux mknod can make: not ours. */
-		if (jr.rdev > FE_DEV_MAX || !jr.path_len || jr.path[0] != '/') {
+		if (jr.rdev > FE_DEV_MAX) {
+			o->dev = LOCATE_GONE;
+			continue;
+		}
+		o->btag = jr.btag;
+		if (jr.btag) {
+			fe_jnl_rec_key(&jr, j->dm, &o->dev, &o->ino);
+			continue;
+		}
+		if (!jr.path_len || jr.path[0] != '/') {
 			o->dev = LOCATE_GONE;
 			continue;
 		}
 		b = base_of(jr.path, jr.path_len);
 		if (b < 2 || b == jr.path_len) {
 			/* A file in / (or a path ending in '/'): as is. */
-			ok = still_there(&jr, &o->dev, &o->ino);
+			ok = still_there(&jr, &o->dev, &o->ino, &o->btag);
 		} else {
 			if (!dir || dir_len != b - 1 ||
 			    memcmp(dir, jr.path, b - 1)) {
@@ -141,8 +156,9 @@ static void *locate_range(void *arg)
 			}
 			ok = dfd >= 0 ? fe_jnl_rec_locate_at(dfd, jr.path + b,
 							     &jr, &o->dev,
-							     &o->ino) :
-					still_there(&jr, &o->dev, &o->ino);
+							     &o->ino, &o->btag) :
+					still_there(&jr, &o->dev, &o->ino,
+						    &o->btag);
 		}
 		if (!ok)
 			o->dev = LOCATE_GONE;
@@ -221,7 +237,8 @@ static uint64_t *dir_order(const struct fe_jnl_view *v)
 
 /* Fill out[i] for every record of v, with threads when there are many
  * (those that cannot be started leave their share to this one). */
-static void locate_all(const struct fe_jnl_view *v, struct located *out,
+static void locate_all(const struct fe_jnl_view *v,
+		       const struct fe_jnl_devmaps *dm, struct located *out,
 		       const uint64_t *order)
 {
 	struct locate_job jobs[LOCATE_MAX_THREADS] = { { 0 } };
@@ -239,6 +256,7 @@ static void locate_all(const struct fe_jnl_view *v, struct located *out,
 		k = (int)(n / LOCATE_MIN_PER_THREAD) + 1; /* at least 1 */
 	per = n / (uint64_t)k + 1;
 	for (int i = 0; i < k; i++) {
+		jobs[i].dm = dm;
 		jobs[i].v = v;
 		jobs[i].order = order;
 		jobs[i].out = out;
@@ -306,15 +324,18 @@ int fe_state_load(struct fe_srv *s, const char *path,
 	}
 	{
 		uint64_t *order = dir_order(&v);
+		struct fe_jnl_devmaps dm;
 
-		if (!order) {
+		if (!order || fe_jnl_devmap_build(&v, &dm) < 0) {
 			fe_log("journal %s: %s", path, fe_strerror(ENOMEM));
+			free(order);
 			free(where);
 			free(buf);
 			return -ENOMEM;
 		}
-		locate_all(&v, where, order);
+		locate_all(&v, &dm, where, order);
 		free(order);
+		fe_jnl_devmap_free(&dm);
 	}
 	for (uint64_t i = 0; i < v.nrec; i++) {
 		struct fe_jnl_rec jr;
@@ -335,6 +356,7 @@ int fe_state_load(struct fe_srv *s, const char *path,
 		rec.gid = jr.gid;
 		rec.mode = jr.mode;
 		rec.flags = rec_flags(jr.flags);
+		rec.btag = where[i].btag;
 		rec.rdev = jr.rdev;
 		r = fe_tab_put_xattrs(&s->tab, dev, ino, &rec, jr.path,
 				      jr.xattrs, jr.xattrs_len);
@@ -347,6 +369,8 @@ int fe_state_load(struct fe_srv *s, const char *path,
 		}
 		if (dev != jr.dev || ino != jr.ino)
 			st->rekeyed++;
+		if (rec.flags & FE_REC_ORPHAN)
+			s->orphans++;
 	}
 	free(where);
 	free(buf);
@@ -407,6 +431,7 @@ struct fe_snap *fe_snap_take(const struct fe_tab *t)
 			.gid = rec.gid,
 			.mode = rec.mode,
 			.flags = jnl_flags(rec.flags),
+			.btag = rec.btag,
 		};
 		memcpy(sn->paths + sn->paths_len, p ? p : "", len + 1);
 		sn->paths_len += len + 1;
@@ -445,6 +470,7 @@ static void to_jrec(const struct fe_snap *sn, const struct snap_rec *s,
 	r->gid = s->gid;
 	r->mode = s->mode;
 	r->flags = s->flags;
+	r->btag = s->btag;
 	r->path = sn->paths + s->off;
 	r->path_len = s->len;
 	r->xattrs = (const unsigned char *)sn->paths + s->off + s->len + 1;

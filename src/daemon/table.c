@@ -257,6 +257,7 @@ static void slot_to_rec(const struct fe_slot *s, struct fe_rec *rec)
 	rec->gid = s->gid;
 	rec->mode = s->mode;
 	rec->flags = s->flags & FE_REC_FLAGS;
+	rec->btag = s->btag;
 	rec->rdev = s->rdev;
 	rec->path = s->path;
 }
@@ -315,12 +316,13 @@ bool fe_tab_rehash_step(struct fe_tab *t, size_t n)
 			SET(d, uid, o->uid);
 			SET(d, gid, o->gid);
 			SET(d, mode, o->mode);
+			SET(d, btag, o->btag);
 			SET(d, path, o->path);
 			SET(d, flags, o->flags);
 			slot_end(d);
 			/* Copied first, tombstoned second: see table.h. */
 			slot_begin(o);
-			SET(o, flags, FE_SLOT_TOMB);
+			SET(o, flags, (uint16_t)FE_SLOT_TOMB);
 			SET(o, path, 0);
 			slot_end(o);
 			t->old.used--;
@@ -556,9 +558,10 @@ static int put_core(struct fe_tab *t, uint64_t dev, uint64_t ino,
 	flag_count(t, flags, +1);
 	SET(s, uid, rec->uid);
 	SET(s, gid, rec->gid);
-	SET(s, mode, rec->mode);
+	SET(s, mode, (uint16_t)rec->mode);
+	SET(s, btag, rec->btag);
 	SET(s, rdev, rec->rdev);
-	SET(s, flags, flags);
+	SET(s, flags, (uint16_t)flags);
 	if (rewrite)
 		SET(s, path, off);
 	slot_end(s);
@@ -613,7 +616,7 @@ bool fe_tab_del(struct fe_tab *t, uint64_t dev, uint64_t ino)
 	flags = s->flags;
 	flag_count(t, flags, -1);
 	slot_begin(s);
-	SET(s, flags, FE_SLOT_TOMB);
+	SET(s, flags, (uint16_t)FE_SLOT_TOMB);
 	SET(s, path, 0);
 	slot_end(s);
 	arr->used--;

@@ -50,6 +50,7 @@ struct fe_rec {
 	uint32_t gid;   /* fake group */
 	uint32_t mode;  /* type and permission bits, as in the slot */
 	uint32_t flags; /* FE_REC_* only */
+	uint32_t btag;  /* birth-time tag, 0: unknown (fakeenv/map.h) */
 	uint64_t rdev;  /* with FE_REC_DEV_SET */
 	uint32_t path;  /* arena offset (fe_tab_path()), 0: none; read-only */
 };

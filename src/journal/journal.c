@@ -59,8 +59,8 @@ enum {
 	R_INO = 8,
 	R_RDEV = 16,
 	R_STR_OFF = 24,
-	R_BTIME_SEC = 32,
-	R_BTIME_NSEC = 40,
+	R_BTAG = 32,
+	R_RESERVED = 36, /* 8 bytes */
 	R_STR_LEN = 44,
 	R_UID = 48,
 	R_GID = 52,
@@ -144,7 +144,7 @@ static bool fields_ok(const struct fe_jnl_rec *r, uint64_t i, char *why,
 {
 	uint32_t type = r->mode & S_IFMT;
 
-	if (r->flags & ~(FE_JNL_MODE_SET | FE_JNL_DEV_SET)) {
+	if (r->flags & ~(FE_JNL_MODE_SET | FE_JNL_DEV_SET | FE_JNL_ORPHAN)) {
 		say(why, size, "record %llu: flags 0x%x has unknown bits",
 		    (ull)i, r->flags);
 		return false;
@@ -172,9 +172,9 @@ static bool fields_ok(const struct fe_jnl_rec *r, uint64_t i, char *why,
 		    (ull)r->rdev);
 		return false;
 	}
-	if (r->btime_nsec >= 1000000000u) {
-		say(why, size, "record %llu: btime_nsec %u is not below 1e9",
-		    (ull)i, r->btime_nsec);
+	if (r->reserved) {
+		say(why, size, "record %llu: reserved bytes are not zero",
+		    (ull)i);
 		return false;
 	}
 	return true;
@@ -257,8 +257,9 @@ static void rec_decode(const unsigned char *p, struct fe_jnl_rec *r,
 	    .dev = ld64(p + R_DEV),
 	    .ino = ld64(p + R_INO),
 	    .rdev = ld64(p + R_RDEV),
-	    .btime_sec = (int64_t)ld64(p + R_BTIME_SEC),
-	    .btime_nsec = ld32(p + R_BTIME_NSEC),
+	    .btag = ld32(p + R_BTAG),
+	    .reserved = ld32(p + R_RESERVED) |
+			(uint64_t)ld32(p + R_RESERVED + 4) << 32,
 	    .uid = ld32(p + R_UID),
 	    .gid = ld32(p + R_GID),
 	    .mode = ld32(p + R_MODE),
@@ -613,8 +614,9 @@ void fe_jnl_w_rec(struct fe_jnl_w *w, const struct fe_jnl_rec *r)
 	st64(p + R_INO, r->ino);
 	st64(p + R_RDEV, r->rdev);
 	st64(p + R_STR_OFF, w->str_off);
-	st64(p + R_BTIME_SEC, (uint64_t)r->btime_sec);
-	st32(p + R_BTIME_NSEC, r->btime_nsec);
+	st32(p + R_BTAG, r->btag);
+	st32(p + R_RESERVED, (uint32_t)r->reserved);
+	st32(p + R_RESERVED + 4, (uint32_t)(r->reserved >> 32));
 	st32(p + R_STR_LEN, n);
 	st32(p + R_UID, r->uid);
 	st32(p + R_GID, r->gid);

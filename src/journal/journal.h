@@ -22,15 +22,20 @@
  *     8  u64 ino
  *    16  u64 rdev       faked st_rdev (with FE_JNL_DEV_SET), else 0
  *    24  u64 str_off    offset of this record's strings in the string area
- *    32  i64 btime_sec  birth time when saved, 0 with btime_nsec 0: unknown
- *    40  u32 btime_nsec < 1e9
+ *    32  u32 btag       birth-time tag of the file (fakeenv/map.h,
+ *                       fe_btag()), 0: unknown
+ *    36  u32 reserved   0
+ *    40  u32 reserved   0
+ *                       (version 1 called 32..43 a birth time and always
+ *                       wrote 0: the same bytes read as btag 0)
  *    44  u32 str_len    bytes of this record's strings
  *    48  u32 uid
  *    52  u32 gid
  *    56  u32 mode       st_mode, type bits included: the faked type with
  *                       FE_JNL_DEV_SET, else the real type; the permission
  *                       bits mean something with FE_JNL_MODE_SET
- *    60  u32 flags      FE_JNL_MODE_SET | FE_JNL_DEV_SET, no other bit
+ *    60  u32 flags      FE_JNL_MODE_SET | FE_JNL_DEV_SET | FE_JNL_ORPHAN,
+ *                       no other bit
  *   string area  str_size bytes, at offset 64 + nrec * 64
  *     a record's strings: its path, NUL-terminated (an empty path, a lone
  *     NUL, means unknown), then its xattr block: zero or more entries of
@@ -51,7 +56,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define FE_JNL_VERSION   1
+#define FE_JNL_VERSION   2
 #define FE_JNL_HDR_SIZE  64
 #define FE_JNL_REC_SIZE  64
 #define FE_JNL_TRL_SIZE  8
@@ -62,6 +67,9 @@
 #define FE_JNL_MODE_SET 0x1u /* permission bits are faked */
 #define FE_JNL_DEV_SET  0x2u /* type and rdev are faked (a device node whose
 				real file is a regular file) */
+#define FE_JNL_ORPHAN   0x4u /* the inode had no name left when saved, but
+				was open: dropped at load unless it still
+				is */
 
 /* Why a journal was refused.  fe_jnl_errname() gives a short name. */
 enum fe_jnl_err {
@@ -81,8 +89,8 @@ struct fe_jnl_rec {
 	uint64_t dev;
 	uint64_t ino;
 	uint64_t rdev;
-	int64_t btime_sec;
-	uint32_t btime_nsec;
+	uint32_t btag;                /* birth-time tag, 0: unknown */
+	uint64_t reserved;            /* bytes 36..43, zero */
 	uint32_t uid;
 	uint32_t gid;
 	uint32_t mode;

@@ -87,6 +87,12 @@ static void print_status(const char *where, const char *state,
 	       (unsigned long long)(now > st->started ? now - st->started : 0),
 	       (unsigned long long)st->clients, st->clients == 1 ? "" : "s");
 	printf("records:         %llu\n", (unsigned long long)st->records);
+	printf("stale dropped:   %llu (another birth time or type at the "
+	       "record's inode)\n",
+	       (unsigned long long)st->stale);
+	printf("orphans:         %llu kept (no name left, maybe open), %llu "
+	       "reaped\n",
+	       (unsigned long long)st->orphans, (unsigned long long)st->reaped);
 	if (!(st->flags & FE_S_JOURNAL)) {
 		printf("journal:         none (in memory only: -s FILE or "
 		       "--state DIR keep it)\n");

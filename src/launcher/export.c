@@ -1,7 +1,8 @@
 /*
  * fakeenv export; see export.h.  Reads a journal (after asking a live
  * --state daemon for a checkpoint), keys its records by what is at their
- * paths now with the daemon's own rule (src/journal/recheck.c), walks ROOT
+ * filesystems and paths now with the daemon's own rule
+ * (src/journal/recheck.c), walks ROOT
  * in sorted order and prints each entry as a session would show it.  It
  * never writes to ROOT or to the state directory.
  */
@@ -64,6 +65,7 @@ struct recmap {
 	uint64_t *dev; /* the key of each slot */
 	uint64_t *ino;
 	uint64_t *idx; /* record index + 1, 0 for an empty slot */
+	uint32_t *btag; /* the birth-time tag it applies to, 0: unknown */
 	size_t mask;   /* slots - 1 */
 };
 
@@ -242,13 +244,15 @@ static size_t slot_of(const struct recmap *m, uint64_t dev, uint64_t ino)
 	return i;
 }
 
-/* Key every record of v as a load would: by what its path holds now;
- * gone or replaced files are dropped, and of two records that land on
+/* Key every record of v as a load would: one with a birth time by its
+ * inode number on its filesystem now, one without by what its path holds
+ * now (gone or replaced files are dropped); of two records that land on
  * one key the first stays.  Reports what was dropped or re-keyed. */
 static void map_build(struct recmap *m, const struct fe_jnl_view *v,
 		      const char *path)
 {
 	uint64_t dropped = 0, rekeyed = 0;
+	struct fe_jnl_devmaps dm;
 	size_t slots = 16;
 
 	while (slots / 2 < v->nrec)
@@ -258,14 +262,21 @@ static void map_build(struct recmap *m, const struct fe_jnl_view *v,
 	m->dev = xmalloc(slots * sizeof(*m->dev));
 	m->ino = xmalloc(slots * sizeof(*m->ino));
 	m->idx = xmalloc(slots * sizeof(*m->idx));
+	m->btag = xmalloc(slots * sizeof(*m->btag));
 	memset(m->idx, 0, slots * sizeof(*m->idx));
+	if (fe_jnl_devmap_build(v, &dm) < 0)
+		die("journal %s: %s", path, strerror(ENOMEM));
 	for (uint64_t i = 0; i < v->nrec; i++) {
 		struct fe_jnl_rec r;
 		uint64_t dev, ino;
+		uint32_t btag = 0;
 		size_t s;
 
 		fe_jnl_get(v, i, &r);
-		if (!fe_jnl_rec_locate(&r, &dev, &ino)) {
+		if (r.btag) {
+			fe_jnl_rec_key(&r, &dm, &dev, &ino);
+			btag = r.btag;
+		} else if (!fe_jnl_rec_locate(&r, &dev, &ino, &btag)) {
 			dropped++;
 			continue;
 		}
@@ -277,6 +288,7 @@ static void map_build(struct recmap *m, const struct fe_jnl_view *v,
 		m->dev[s] = dev;
 		m->ino[s] = ino;
 		m->idx[s] = i + 1;
+		m->btag[s] = btag;
 		rekeyed += dev != r.dev || ino != r.ino;
 	}
 	if (dropped || rekeyed)
@@ -285,6 +297,7 @@ static void map_build(struct recmap *m, const struct fe_jnl_view *v,
 		       "(st_dev changed), %llu dropped (file gone or replaced)",
 		       path, (ull)v->nrec, (ull)(v->nrec - dropped),
 		       (ull)rekeyed, (ull)dropped);
+	fe_jnl_devmap_free(&dm);
 }
 
 static void map_free(struct recmap *m)
@@ -292,19 +305,26 @@ static void map_free(struct recmap *m)
 	free(m->dev);
 	free(m->ino);
 	free(m->idx);
+	free(m->btag);
 }
 
-/* The record of st's file, if it has one that still fits its type (a
- * record whose type no longer fits is stale: a session ignores it too). */
-static bool map_find(const struct recmap *m, const struct stat *st,
-		     struct fe_jnl_rec *r)
+/* The record of the file at path (real lstat st), if it has one that is
+ * still its own: the type fits, and so does the birth time where both are
+ * known (a record of a dead file at a reused inode number is stale: a
+ * session ignores it too). */
+static bool map_find(const struct recmap *m, const char *path,
+		     const struct stat *st, struct fe_jnl_rec *r)
 {
 	size_t s = slot_of(m, st->st_dev, st->st_ino);
+	struct fe_jnl_seen seen;
 
 	if (!m->idx[s])
 		return false;
 	fe_jnl_get(m->v, m->idx[s] - 1, r);
-	return fe_jnl_type_ok(r->mode, r->flags, st->st_mode);
+	if (!fe_jnl_type_ok(r->mode, r->flags, st->st_mode))
+		return false;
+	return !m->btag[s] || !fe_jnl_see(AT_FDCWD, path, &seen) ||
+	       seen.ino != st->st_ino || !seen.btag || seen.btag == m->btag[s];
 }
 
 /* ---- the view of one entry ---- */
@@ -319,7 +339,7 @@ static void view_of(const struct recmap *m, const struct xopts *o,
 	e->gid = o->unknown_real ? st->st_gid : 0;
 	e->mode = st->st_mode & (S_IFMT | 07777);
 	e->rdev = st->st_rdev;
-	if (map_find(m, st, &r)) {
+	if (map_find(m, e->path, st, &r)) {
 		e->uid = r.uid;
 		e->gid = r.gid;
 		if (r.flags & FE_JNL_DEV_SET) {

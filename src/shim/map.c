@@ -151,7 +151,7 @@ void fe_map_prefetch(void)
 		(void)fetch();
 }
 
-int fe_map_view(uint64_t dev, uint64_t ino, uint32_t real_mode,
+int fe_map_view(uint64_t dev, uint64_t ino, uint32_t btag, uint32_t real_mode,
 		uint32_t real_uid, uint32_t real_gid, struct fe_view *v)
 {
 	const struct fe_map_root *root;
@@ -169,7 +169,8 @@ int fe_map_view(uint64_t dev, uint64_t ino, uint32_t real_mode,
 	}
 	if (r < 0)
 		return -1;
-	if (r == 1 && fe_rec_stale(rec.mode, rec.flags, real_mode))
+	if (r == 1 &&
+	    fe_rec_stale(rec.mode, rec.flags, rec.btag, real_mode, btag))
 		return -1;
 	fe_rec_view(r ? &rec : NULL, real_mode, real_uid, real_gid,
 		    (root->flags & FE_MAP_UNKNOWN_REAL) != 0, v);

@@ -32,7 +32,146 @@ int fe_sys_fstat(int fd, struct stat *st)
 	return fe_sys_fstatat(fd, "", st, AT_EMPTY_PATH);
 }
 
-void fe_req_init(struct fe_req *req, uint16_t op, const struct stat *st)
+uint32_t fe_statx_btag(const struct statx *stx)
+{
+	if (!(stx->stx_mask & STATX_BTIME))
+		return 0;
+	return fe_btag(stx->stx_btime.tv_sec, stx->stx_btime.tv_nsec);
+}
+
+/* 1 once statx has failed with ENOSYS (a kernel before 4.11) or EPERM (a
+ * seccomp filter that predates it): newfstatat from then on. */
+static int no_statx;
+
+#define STATX_FLAGS (AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH | AT_NO_AUTOMOUNT)
+
+/* statx of dirfd+path, as much as a stat gives and the birth time.
+ * Returns 0, -errno, or 1 when statx cannot be had here. */
+static int sys_statx(int dirfd, const char *path, int flags, struct statx *stx)
+{
+	int saved = errno;
+	long r;
+
+	if (__atomic_load_n(&no_statx, __ATOMIC_RELAXED))
+		return 1;
+	/* statx takes flags that fstatat refuses (AT_STATX_*): the caller
+	 * must get fstatat's EINVAL. */
+	if (flags & ~STATX_FLAGS)
+		return -EINVAL;
+	r = syscall(SYS_statx, dirfd, path, flags,
+		    STATX_BASIC_STATS | STATX_BTIME, stx);
+	r = r < 0 ? -errno : 0;
+	errno = saved;
+	if (r == -ENOSYS || r == -EPERM) {
+		__atomic_store_n(&no_statx, 1, __ATOMIC_RELAXED);
+		return 1;
+	}
+	return (int)r;
+}
+
+/*
+ * A statx result as the caller's stat struct, field by field as glibc
+ * converts it where stat is statx (__cp_stat64_statx): a struct stat of
+ * this ABI holds every value, since these are LP64 targets only.
+ */
+#define STATX_TO_STAT(st, stx)                                              \
+	do {                                                                \
+		memset((st), 0, sizeof(*(st)));                             \
+		(st)->st_dev = makedev((stx)->stx_dev_major,                \
+				       (stx)->stx_dev_minor);               \
+		(st)->st_ino = (stx)->stx_ino;                              \
+		(st)->st_mode = (stx)->stx_mode;                            \
+		(st)->st_nlink = (stx)->stx_nlink;                          \
+		(st)->st_uid = (stx)->stx_uid;                              \
+		(st)->st_gid = (stx)->stx_gid;                              \
+		(st)->st_rdev = makedev((stx)->stx_rdev_major,              \
+					(stx)->stx_rdev_minor);             \
+		(st)->st_size = (off_t)(stx)->stx_size;                     \
+		(st)->st_blksize = (blksize_t)(stx)->stx_blksize;           \
+		(st)->st_blocks = (blkcnt_t)(stx)->stx_blocks;              \
+		(st)->st_atim.tv_sec = (stx)->stx_atime.tv_sec;             \
+		(st)->st_atim.tv_nsec = (stx)->stx_atime.tv_nsec;           \
+		(st)->st_mtim.tv_sec = (stx)->stx_mtime.tv_sec;             \
+		(st)->st_mtim.tv_nsec = (stx)->stx_mtime.tv_nsec;           \
+		(st)->st_ctim.tv_sec = (stx)->stx_ctime.tv_sec;             \
+		(st)->st_ctim.tv_nsec = (stx)->stx_ctime.tv_nsec;           \
+	} while (0)
+
+int fe_sys_statat(int dirfd, const char *path, int flags, struct stat *st,
+		  uint32_t *btag)
+{
+	struct statx stx;
+	int r = sizeof(st->st_ino) == 8 && sizeof(long) == 8 ?
+			sys_statx(dirfd, path, flags, &stx) : 1;
+
+	*btag = 0;
+	if (r == 1)
+		return fe_sys_fstatat(dirfd, path, st, flags);
+	if (r < 0)
+		return r;
+	STATX_TO_STAT(st, &stx);
+	*btag = fe_statx_btag(&stx);
+	return 0;
+}
+
+int fe_sys_statat64(int dirfd, const char *path, int flags,
+		    struct stat64 *st, uint32_t *btag)
+{
+	struct statx stx;
+	int r = sizeof(struct stat64) == sizeof(struct stat) ?
+			sys_statx(dirfd, path, flags, &stx) : 1;
+
+	*btag = 0;
+	if (r == 1) {
+		/* The same layout as struct stat: the wrappers call this only
+		 * where it is (LP64), and take libc's path elsewhere. */
+		if (sizeof(struct stat64) != sizeof(struct stat))
+			return -ENOSYS;
+		return fe_sys_fstatat(dirfd, path, (struct stat *)(void *)st,
+				      flags);
+	}
+	if (r < 0)
+		return r;
+	STATX_TO_STAT(st, &stx);
+	*btag = fe_statx_btag(&stx);
+	return 0;
+}
+
+int fe_stat_target(int dirfd, const char *path, int flags, struct stat *st,
+		   uint32_t *btag, char *buf, size_t size, const char **hint)
+{
+	int saved = errno, fd, r;
+
+	*hint = NULL;
+	if (!path[0]) {
+		r = fe_sys_statat(dirfd, path, flags, st, btag);
+		if (r == 0)
+			*hint = fe_fdpath(dirfd, buf, size);
+		return r;
+	}
+	r = fe_sys_statat(dirfd, path, flags | AT_SYMLINK_NOFOLLOW, st, btag);
+	if (r < 0 || (flags & AT_SYMLINK_NOFOLLOW) || !S_ISLNK(st->st_mode)) {
+		if (r == 0)
+			*hint = fe_abspath(dirfd, path, buf, size);
+		return r;
+	}
+	/* A link followed: the target, and its name from an fd on it. */
+	fd = (int)syscall(SYS_openat, dirfd, path, O_PATH | O_CLOEXEC);
+	if (fd < 0) {
+		r = -errno;
+		errno = saved;
+		return r;
+	}
+	r = fe_sys_statat(fd, "", AT_EMPTY_PATH, st, btag);
+	if (r == 0)
+		*hint = fe_fdpath(fd, buf, size);
+	close(fd);
+	errno = saved;
+	return r;
+}
+
+void fe_req_init(struct fe_req *req, uint16_t op, const struct stat *st,
+		 uint32_t btag)
 {
 	memset(req, 0, sizeof(*req));
 	req->op = op;
@@ -41,24 +180,49 @@ void fe_req_init(struct fe_req *req, uint16_t op, const struct stat *st)
 	req->real_mode = st->st_mode;
 	req->real_uid = st->st_uid;
 	req->real_gid = st->st_gid;
+	req->btag = btag;
+}
+
+/* The birth-time tag of the file m describes, found again through m->re:
+ * 0 when it cannot be found or is another inode now. */
+static uint32_t restat_btag(const struct fe_meta *m)
+{
+	const struct fe_restat *re = m->re;
+	struct statx stx;
+	int flags = re->flags & STATX_FLAGS;
+
+	for (int follow = 0; follow < 2; follow++) {
+		if (sys_statx(re->dirfd, re->path, flags, &stx) != 0)
+			return 0;
+		if (makedev(stx.stx_dev_major, stx.stx_dev_minor) == m->dev &&
+		    stx.stx_ino == m->ino)
+			return fe_statx_btag(&stx);
+		/* The walker may have followed a symlink we did not. */
+		if (!(flags & AT_SYMLINK_NOFOLLOW))
+			return 0;
+		flags &= ~AT_SYMLINK_NOFOLLOW;
+	}
+	return 0;
 }
 
 void fe_meta_get(struct fe_meta *m)
 {
 	struct fe_view v;
-	struct fe_req req = {
-		.op = FE_OP_GET,
-		.dev = m->dev,
-		.ino = m->ino,
-		.real_mode = m->mode,
-		.real_uid = m->uid,
-		.real_gid = m->gid,
-	};
+	struct fe_req req;
 	struct fe_rep rep;
+	int r;
 
 	/* The shared mapping first; the daemon when it cannot tell (and
 	 * drops a stale record on the way). */
-	if (fe_map_view(m->dev, m->ino, m->mode, m->uid, m->gid, &v) >= 0) {
+	r = fe_map_view(m->dev, m->ino, m->btag, m->mode, m->uid, m->gid, &v);
+	if (r == 1 && !m->btag && v.btag && m->re) {
+		/* A record that knows its birth time, for a stat that did
+		 * not say the file's: look it up before trusting it. */
+		m->btag = restat_btag(m);
+		if (m->btag && m->btag != v.btag)
+			r = -1;
+	}
+	if (r >= 0) {
 		m->uid = v.uid;
 		m->gid = v.gid;
 		m->mode = v.mode;
@@ -66,6 +230,15 @@ void fe_meta_get(struct fe_meta *m)
 			m->rdev = v.rdev;
 		return;
 	}
+	req = (struct fe_req){
+		.op = FE_OP_GET,
+		.dev = m->dev,
+		.ino = m->ino,
+		.real_mode = m->mode,
+		.real_uid = m->uid,
+		.real_gid = m->gid,
+		.btag = m->btag,
+	};
 	if (fe_conn_call(&req, NULL, &rep) < 0 || rep.err < 0) {
 		/* No daemon: what a file without a record shows. */
 		if (!fe_unknown_is_real()) {
@@ -84,11 +257,11 @@ void fe_meta_get(struct fe_meta *m)
 		m->rdev = rep.rdev;
 }
 
-#define META_FROM(st)                                                       \
+#define META_FROM(st, tag, restat)                                          \
 	{                                                                   \
-		.dev = (st)->st_dev, .ino = (st)->st_ino,                   \
+		.dev = (st)->st_dev, .ino = (st)->st_ino, .btag = (tag),    \
 		.mode = (st)->st_mode, .uid = (st)->st_uid,                 \
-		.gid = (st)->st_gid, .rdev = (st)->st_rdev,                 \
+		.gid = (st)->st_gid, .rdev = (st)->st_rdev, .re = (restat), \
 	}
 
 #define META_TO(st, m)                                                      \
@@ -99,23 +272,24 @@ void fe_meta_get(struct fe_meta *m)
 		(st)->st_rdev = (m).rdev;                                   \
 	} while (0)
 
-void fe_meta_faked(const struct stat *st, struct fe_meta *m)
+void fe_meta_faked(const struct stat *st, uint32_t btag, struct fe_meta *m)
 {
-	*m = (struct fe_meta)META_FROM(st);
+	*m = (struct fe_meta)META_FROM(st, btag, NULL);
 	fe_meta_get(m);
 }
 
-void fe_fix_stat(struct stat *st)
+void fe_fix_stat(struct stat *st, uint32_t btag, const struct fe_restat *re)
 {
-	struct fe_meta m = META_FROM(st);
+	struct fe_meta m = META_FROM(st, btag, re);
 
 	fe_meta_get(&m);
 	META_TO(st, m);
 }
 
-void fe_fix_stat64(struct stat64 *st)
+void fe_fix_stat64(struct stat64 *st, uint32_t btag,
+		   const struct fe_restat *re)
 {
-	struct fe_meta m = META_FROM(st);
+	struct fe_meta m = META_FROM(st, btag, re);
 
 	fe_meta_get(&m);
 	META_TO(st, m);
@@ -127,6 +301,7 @@ void fe_fix_statx(struct statx *stx)
 	struct fe_meta m = {
 		.dev = makedev(stx->stx_dev_major, stx->stx_dev_minor),
 		.ino = stx->stx_ino,
+		.btag = fe_statx_btag(stx),
 		.mode = stx->stx_mode,
 		.uid = stx->stx_uid,
 		.gid = stx->stx_gid,
@@ -204,13 +379,14 @@ int fe_created(int dirfd, const char *path, int fd, int stat_flags,
 	struct fe_view v;
 	struct stat st;
 	mode_t need, want, real;
+	uint32_t btag;
 	int r;
 
-	r = fd >= 0 ? fe_sys_fstat(fd, &st) :
-		      fe_sys_fstatat(dirfd, path, &st, stat_flags);
+	r = fd >= 0 ? fe_sys_statat(fd, "", AT_EMPTY_PATH, &st, &btag) :
+		      fe_sys_statat(dirfd, path, stat_flags, &st, &btag);
 	if (r < 0)
 		return r;
-	fe_req_init(&req, FE_OP_CREATE, &st);
+	fe_req_init(&req, FE_OP_CREATE, &st, btag);
 	req.flags = FE_F_UID | FE_F_GID;
 	req.uid = fe_cred_fsuid();
 	req.gid = fe_cred_fsgid();
@@ -238,7 +414,7 @@ int fe_created(int dirfd, const char *path, int fd, int stat_flags,
 	/* No record at this inode and none needed: CREATE would change
 	 * nothing (a record left by a dead file shows in the mapping, and
 	 * then CREATE goes and clears it). */
-	if (!(req.flags & FE_F_MODE) && fe_map_view_st(&st, &v) == 0 &&
+	if (!(req.flags & FE_F_MODE) && fe_map_view_st(&st, btag, &v) == 0 &&
 	    v.uid == req.uid && v.gid == req.gid)
 		return 0;
 	hint = fd >= 0 && !path ? fe_fdpath(fd, pbuf, sizeof(pbuf)) :

@@ -174,14 +174,15 @@ int fe_conn_map(int (*install)(const int *fds, int n));
 
 /*
  * The session's view of (dev, ino) from the shared mapping, without a
- * round trip, for a file of real st_mode/st_uid/st_gid real_*.  Returns 1
- * (a record, laid over the real values in *v), 0 (no record: the
- * defaults in *v), or -1: the mapping cannot tell (not available, kept
- * changing, or the record is stale, which only the daemon may drop):
- * ask the daemon.  Async-signal-safe, lock-free on the hit path; errno
+ * round trip, for a file of real st_mode/st_uid/st_gid real_* and
+ * birth-time tag btag (0: unknown; v->btag then says the record's, for a
+ * caller that can still find the file's).  Returns 1 (a record, laid over
+ * the real values in *v), 0 (no record: the defaults in *v), or -1: the
+ * mapping cannot tell (not available, kept changing, or the record is
+ * stale, which only the daemon may drop): ask the daemon.  Async-signal-safe, lock-free on the hit path; errno
  * untouched; a vfork child only reads a mapping its parent published.
  */
-int fe_map_view(uint64_t dev, uint64_t ino, uint32_t real_mode,
+int fe_map_view(uint64_t dev, uint64_t ino, uint32_t btag, uint32_t real_mode,
 		uint32_t real_uid, uint32_t real_gid, struct fe_view *v);
 
 /* The daemon this process talked to is gone (a --state session restarts
@@ -202,11 +203,12 @@ bool fe_map_has_dev(void);
  * or -1 without the mapping.  Async-signal-safe; errno untouched. */
 int fe_map_xattrs(void);
 
-/* The same for a real stat result. */
-static inline int fe_map_view_st(const struct stat *st, struct fe_view *v)
+/* The same for a real stat result and its birth-time tag. */
+static inline int fe_map_view_st(const struct stat *st, uint32_t btag,
+				 struct fe_view *v)
 {
-	return fe_map_view(st->st_dev, st->st_ino, st->st_mode, st->st_uid,
-			   st->st_gid, v);
+	return fe_map_view(st->st_dev, st->st_ino, btag, st->st_mode,
+			   st->st_uid, st->st_gid, v);
 }
 
 /* --- fake credentials (creds.c) --- */
@@ -224,30 +226,73 @@ bool fe_cred_in_group(gid_t gid);
 
 /* --- metadata helpers (meta.c) --- */
 
+/* Where a stat result came from, for a birth time looked up only when a
+ * record needs it (the stat calls that give none: glibc's walkers and
+ * the old __xstat names).  path relative to dirfd, flags as fstatat. */
+struct fe_restat {
+	int dirfd;
+	const char *path;
+	int flags;
+};
+
 /* What the shim knows of one inode: the real values, then the faked ones
  * once fe_meta_get() has asked the daemon. */
 struct fe_meta {
 	uint64_t dev;  /* st_dev */
 	uint64_t ino;  /* st_ino */
+	uint32_t btag; /* birth-time tag (fe_btag()), 0: unknown */
 	uint32_t mode; /* st_mode, type included */
 	uint32_t uid;  /* st_uid */
 	uint32_t gid;  /* st_gid */
 	uint64_t rdev; /* st_rdev */
+	const struct fe_restat *re; /* with btag 0: how to find it, or NULL */
 };
 
 /* Replace real values in m by the session's view of the inode.  When the
  * daemon cannot answer, the file reads as a file with no record: 0:0. */
 void fe_meta_get(struct fe_meta *m);
 
-/* The session's view of the inode of a real stat result, into m. */
-void fe_meta_faked(const struct stat *st, struct fe_meta *m);
+/* The session's view of the inode of a real stat result (with its
+ * birth-time tag), into m. */
+void fe_meta_faked(const struct stat *st, uint32_t btag, struct fe_meta *m);
 
-/* Lay the session's view over a stat result in place; errno untouched. */
-void fe_fix_stat(struct stat *st);
-void fe_fix_stat64(struct stat64 *st);
+/* Lay the session's view over a stat result in place; errno untouched.
+ * btag: the file's birth-time tag, 0: unknown (then re, if not NULL, can
+ * find it). */
+void fe_fix_stat(struct stat *st, uint32_t btag, const struct fe_restat *re);
+void fe_fix_stat64(struct stat64 *st, uint32_t btag,
+		   const struct fe_restat *re);
 void fe_fix_statx(struct statx *stx);
 
-/* lstat/stat of dirfd+path without passing through our wrappers; flags as
+/* The birth-time tag of a statx result, 0 when it has no birth time. */
+uint32_t fe_statx_btag(const struct statx *stx);
+
+/*
+ * stat of dirfd+path (flags as fstatat: AT_SYMLINK_NOFOLLOW,
+ * AT_EMPTY_PATH, AT_NO_AUTOMOUNT) into the caller's struct, and the
+ * file's birth-time tag into *btag (0: unknown), in one system call
+ * (statx; newfstatat where the kernel or a seccomp filter refuses
+ * statx), without passing through our wrappers.  Returns 0 or -errno;
+ * errno untouched.
+ */
+int fe_sys_statat(int dirfd, const char *path, int flags, struct stat *st,
+		  uint32_t *btag);
+int fe_sys_statat64(int dirfd, const char *path, int flags,
+		    struct stat64 *st, uint32_t *btag);
+
+/*
+ * fe_sys_statat() of the file a change names, and the path hint for it
+ * into buf (*hint, NULL when none fits): dirfd+path made absolute, or,
+ * when path's last component is a symbolic link that the call follows
+ * (flags without AT_SYMLINK_NOFOLLOW), the path of the file it leads to:
+ * the record is the target's and must be found by the target's name.
+ * One system call for anything but a followed link.
+ */
+int fe_stat_target(int dirfd, const char *path, int flags, struct stat *st,
+		   uint32_t *btag, char *buf, size_t size, const char **hint);
+
+/* lstat/stat of dirfd+path without passing through our wrappers, and
+ * without a birth time (the shim's own fds: sockets, memfds); flags as
  * fstatat.  Returns 0 or -errno. */
 int fe_sys_fstatat(int dirfd, const char *path, struct stat *st, int flags);
 int fe_sys_fstat(int fd, struct stat *st);
@@ -260,8 +305,10 @@ const char *fe_abspath(int dirfd, const char *path, char *buf, size_t size);
 /* Path of an open fd (readlink of /proc/self/fd/N) into buf, or NULL. */
 const char *fe_fdpath(int fd, char *buf, size_t size);
 
-/* A request for the inode described by st, real fields filled in. */
-void fe_req_init(struct fe_req *req, uint16_t op, const struct stat *st);
+/* A request for the inode described by st and btag, real fields filled
+ * in. */
+void fe_req_init(struct fe_req *req, uint16_t op, const struct stat *st,
+		 uint32_t btag);
 
 /* Tell the daemon that the inode at dirfd+path (or fd when path is NULL)
  * was just created by this process, owned by the fake fsuid:fsgid.  Keeps

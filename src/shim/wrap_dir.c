@@ -13,18 +13,28 @@
 
 #include <dirent.h>
 
-/* The d_type to report for a regular-file entry of dir with inode ino,
- * once the table is known to hold devices.  errno untouched. */
-static unsigned char dtype_of(DIR *dir, uint64_t ino, unsigned char real)
+/* The d_type to report for a regular-file entry name of dir with inode
+ * ino, once the table is known to hold devices.  A device record is
+ * trusted once the entry's own birth time matches it (a dead device's
+ * record at a reused inode number must not make a file a device).  errno
+ * untouched. */
+static unsigned char dtype_of(DIR *dir, const char *name, uint64_t ino,
+			      unsigned char real)
 {
 	struct fe_view v;
 	struct stat st;
+	uint32_t btag;
 
 	if (fe_sys_fstat(dirfd(dir), &st) < 0)
 		return real;
-	if (fe_map_view(st.st_dev, ino, S_IFREG, 0, 0, &v) == 1 && v.dev)
-		return (unsigned char)IFTODT(v.mode & S_IFMT);
-	return real;
+	if (fe_map_view(st.st_dev, ino, 0, S_IFREG, 0, 0, &v) != 1 || !v.dev)
+		return real;
+	if (v.btag &&
+	    (fe_sys_statat(dirfd(dir), name, AT_SYMLINK_NOFOLLOW, &st,
+			   &btag) < 0 ||
+	     st.st_ino != ino || (btag && btag != v.btag)))
+		return real;
+	return (unsigned char)IFTODT(v.mode & S_IFMT);
 }
 
 struct dirent *readdir(DIR *dir)
@@ -32,7 +42,7 @@ struct dirent *readdir(DIR *dir)
 	struct dirent *e = REAL_PTR(readdir, dir);
 
 	if (e && e->d_type == DT_REG && fe_faking() && fe_map_has_dev())
-		e->d_type = dtype_of(dir, e->d_ino, e->d_type);
+		e->d_type = dtype_of(dir, e->d_name, e->d_ino, e->d_type);
 	return e;
 }
 
@@ -41,7 +51,7 @@ struct dirent64 *readdir64(DIR *dir)
 	struct dirent64 *e = REAL_PTR(readdir64, dir);
 
 	if (e && e->d_type == DT_REG && fe_faking() && fe_map_has_dev())
-		e->d_type = dtype_of(dir, e->d_ino, e->d_type);
+		e->d_type = dtype_of(dir, e->d_name, e->d_ino, e->d_type);
 	return e;
 }
 
@@ -52,7 +62,8 @@ int readdir_r(DIR *dir, struct dirent *entry, struct dirent **result)
 	if (r == 0 && *result && (*result)->d_type == DT_REG && fe_faking() &&
 	    fe_map_has_dev())
 		(*result)->d_type =
-		    dtype_of(dir, (*result)->d_ino, (*result)->d_type);
+		    dtype_of(dir, (*result)->d_name, (*result)->d_ino,
+			     (*result)->d_type);
 	return r;
 }
 
@@ -63,6 +74,7 @@ int readdir64_r(DIR *dir, struct dirent64 *entry, struct dirent64 **result)
 	if (r == 0 && *result && (*result)->d_type == DT_REG && fe_faking() &&
 	    fe_map_has_dev())
 		(*result)->d_type =
-		    dtype_of(dir, (*result)->d_ino, (*result)->d_type);
+		    dtype_of(dir, (*result)->d_name, (*result)->d_ino,
+			     (*result)->d_type);
 	return r;
 }

@@ -19,6 +19,7 @@ static int node_core(int dirfd, const char *path, mode_t mode, dev_t dev)
 	struct fe_req req;
 	struct fe_rep rep;
 	struct stat st;
+	uint32_t btag;
 	int fd, r, saved = errno;
 
 	if (type == 0)
@@ -53,14 +54,14 @@ static int node_core(int dirfd, const char *path, mode_t mode, dev_t dev)
 		errno = saved;
 		return r;
 	}
-	r = fe_sys_fstat(fd, &st);
+	r = fe_sys_statat(fd, "", AT_EMPTY_PATH, &st, &btag);
 	if (r == 0 && (st.st_mode & 0600) != 0600)
 		(void)syscall(SYS_fchmod, fd, (st.st_mode & 0777) | 0600);
 	close(fd);
 	errno = saved;
 	if (r < 0)
 		return 0;
-	fe_req_init(&req, FE_OP_MKNOD, &st);
+	fe_req_init(&req, FE_OP_MKNOD, &st, btag);
 	req.flags = FE_F_UID | FE_F_GID | FE_F_MODE | FE_F_RDEV;
 	req.uid = fe_cred_fsuid();
 	req.gid = fe_cred_fsgid();

@@ -14,25 +14,19 @@
 
 #define NOCHANGE ((uint32_t)-1)
 
-/* Where the hint for dirfd+path comes from: an empty path names dirfd. */
-static const char *hint_for(int dirfd, const char *path, char *buf, size_t n)
-{
-	return path[0] ? fe_abspath(dirfd, path, buf, n) :
-			 fe_fdpath(dirfd, buf, n);
-}
-
 /*
  * True when CHOWN could change nothing: the shared table shows no record,
  * the ids asked for are those a file without a record shows, and the
  * kernel's chown would clear no set-id bit (the record would then equal
  * having none).
  */
-static bool chown_is_noop(const struct stat *st, uint32_t uid, uint32_t gid)
+static bool chown_is_noop(const struct stat *st, uint32_t btag, uint32_t uid,
+			  uint32_t gid)
 {
 	struct fe_view v;
 	mode_t perm = st->st_mode;
 
-	if (fe_map_view_st(st, &v) != 0)
+	if (fe_map_view_st(st, btag, &v) != 0)
 		return false;
 	if ((uid != NOCHANGE && uid != v.uid) ||
 	    (gid != NOCHANGE && gid != v.gid))
@@ -52,30 +46,33 @@ static int own_core(int dirfd, const char *path, uint32_t uid, uint32_t gid,
 		    int flags)
 {
 	char pbuf[FE_PATH_MAX];
+	const char *hint;
 	struct fe_req req;
 	struct fe_rep rep;
 	struct stat st;
+	uint32_t btag;
 	int r;
 
 	if (flags & ~(AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH))
 		return -EINVAL;
-	r = fe_sys_fstatat(dirfd, path, &st, flags);
+	r = fe_stat_target(dirfd, path, flags, &st, &btag, pbuf, sizeof(pbuf),
+			   &hint);
 	if (r < 0)
 		return r;
 	if (fe_cred_euid() != 0) {
 		struct fe_meta m;
 		uid_t fsuid = fe_cred_fsuid();
 
-		fe_meta_faked(&st, &m);
+		fe_meta_faked(&st, btag, &m);
 		if (uid != NOCHANGE && (fsuid != m.uid || uid != m.uid))
 			return -EPERM;
 		if (gid != NOCHANGE &&
 		    (fsuid != m.uid || (gid != m.gid && !fe_cred_in_group(gid))))
 			return -EPERM;
 	}
-	if (chown_is_noop(&st, uid, gid))
+	if (chown_is_noop(&st, btag, uid, gid))
 		return 0;
-	fe_req_init(&req, FE_OP_CHOWN, &st);
+	fe_req_init(&req, FE_OP_CHOWN, &st, btag);
 	if (uid != NOCHANGE) {
 		req.flags |= FE_F_UID;
 		req.uid = uid;
@@ -84,7 +81,7 @@ static int own_core(int dirfd, const char *path, uint32_t uid, uint32_t gid,
 		req.flags |= FE_F_GID;
 		req.gid = gid;
 	}
-	r = fe_conn_call(&req, hint_for(dirfd, path, pbuf, sizeof(pbuf)), &rep);
+	r = fe_conn_call(&req, hint, &rep);
 	if (r < 0)
 		return -EIO;
 	return rep.err;
@@ -129,18 +126,22 @@ static int mode_core(int fd, int dirfd, const char *path, mode_t mode,
 		     int flags)
 {
 	char pbuf[FE_PATH_MAX];
+	const char *hint;
 	struct fe_req req;
 	struct fe_rep rep;
 	struct fe_view v;
 	struct stat st;
+	uint32_t btag;
 	mode_t real;
 	long c;
 	int r, saved = errno;
 
 	if (flags & ~AT_SYMLINK_NOFOLLOW)
 		return -EINVAL;
-	r = fd >= 0 ? fe_sys_fstat(fd, &st) :
-		      fe_sys_fstatat(dirfd, path, &st, flags);
+	r = fd >= 0 ? fe_stat_target(fd, "", AT_EMPTY_PATH, &st, &btag, pbuf,
+				     sizeof(pbuf), &hint) :
+		      fe_stat_target(dirfd, path, flags, &st, &btag, pbuf,
+				     sizeof(pbuf), &hint);
 	if (r < 0)
 		return r;
 	/* Linux has no modes on symbolic links. */
@@ -149,7 +150,7 @@ static int mode_core(int fd, int dirfd, const char *path, mode_t mode,
 	if (fe_cred_euid() != 0) {
 		struct fe_meta m;
 
-		fe_meta_faked(&st, &m);
+		fe_meta_faked(&st, btag, &m);
 		if (fe_cred_fsuid() != m.uid)
 			return -EPERM;
 		/* As the kernel does for a group the caller is not in. */
@@ -165,15 +166,13 @@ static int mode_core(int fd, int dirfd, const char *path, mode_t mode,
 		return r;
 	/* The real file now has exactly the mode asked for, and there is no
 	 * record: a record would say what the real file says. */
-	if (r == 0 && (mode & 07777) == real && fe_map_view_st(&st, &v) == 0)
+	if (r == 0 && (mode & 07777) == real &&
+	    fe_map_view_st(&st, btag, &v) == 0)
 		return 0;
-	fe_req_init(&req, FE_OP_CHMOD, &st);
+	fe_req_init(&req, FE_OP_CHMOD, &st, btag);
 	req.flags = FE_F_MODE;
 	req.mode = mode & 07777;
-	r = fe_conn_call(&req,
-			 fd >= 0 ? fe_fdpath(fd, pbuf, sizeof(pbuf)) :
-				   fe_abspath(dirfd, path, pbuf, sizeof(pbuf)),
-			 &rep);
+	r = fe_conn_call(&req, hint, &rep);
 	if (r < 0)
 		return -EIO;
 	return rep.err;
@@ -252,13 +251,14 @@ static int acl_core(int fd, const char *path, mode_t perm, int flags)
 {
 	struct fe_meta m;
 	struct stat st;
+	uint32_t btag;
 	int r;
 
-	r = fd >= 0 ? fe_sys_fstat(fd, &st) :
-		      fe_sys_fstatat(AT_FDCWD, path, &st, flags);
+	r = fd >= 0 ? fe_sys_statat(fd, "", AT_EMPTY_PATH, &st, &btag) :
+		      fe_sys_statat(AT_FDCWD, path, flags, &st, &btag);
 	if (r < 0)
 		return r;
-	fe_meta_faked(&st, &m);
+	fe_meta_faked(&st, btag, &m);
 	return mode_core(fd, AT_FDCWD, path, (m.mode & 07000) | perm, flags);
 }
 
@@ -283,15 +283,16 @@ static int access_core(int dirfd, const char *path, int amode, int flags)
 {
 	struct fe_meta m;
 	struct stat st;
-	uint32_t uid, gid, bits;
+	uint32_t uid, gid, bits, btag;
 	int r;
 
 	if (amode & ~(R_OK | W_OK | X_OK))
 		return -EINVAL;
 	if (flags & ~(AT_EACCESS | AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH))
 		return -EINVAL;
-	r = fe_sys_fstatat(dirfd, path, &st,
-			   flags & (AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH));
+	r = fe_sys_statat(dirfd, path,
+			  flags & (AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH), &st,
+			  &btag);
 	if (r < 0)
 		return r;
 	if (amode == F_OK)
@@ -304,7 +305,7 @@ static int access_core(int dirfd, const char *path, int amode, int flags)
 		if (r == -EROFS || r == -ETXTBSY)
 			return r;
 	}
-	fe_meta_faked(&st, &m);
+	fe_meta_faked(&st, btag, &m);
 	uid = flags & AT_EACCESS ? fe_cred_euid() : fe_cred_ruid();
 	gid = flags & AT_EACCESS ? fe_cred_egid() : fe_cred_rgid();
 	if (uid == 0) {

@@ -1,106 +1,124 @@
 /*
- * Removal and renaming.  A record lives as long as its inode has a name:
- * the last unlink of a file (or the rmdir of a directory, or a rename
- * over it) drops it, so that the next file given the same inode number
- * starts clean.  A rename keeps the record and tells the daemon the new
- * path.  The link count is read before the call; a racing link(2) from
- * another process can only leave a record behind, which the creation of
- * the next inode at that number clears anyway.
+ * Removal and renaming.  A record lives as long as its inode: a removal
+ * that takes a file's last name (unlink, rmdir, a rename over it) tells
+ * the daemon, which keeps the record while a process may still have the
+ * file open (an orphan) and drops it once none has.  Which inode lost its
+ * last name is never guessed from a path, which other processes may move,
+ * link or replace between our look and the call: a file with a record is
+ * pinned by an O_PATH fd across the call, and its link count afterwards
+ * says whether it lives on.  A rename keeps the record and tells the
+ * daemon the new path.
  */
 #include "shim.h"
 
 #include <stdio.h>
 #include <string.h>
+#include <sys/syscall.h>
 
-/* Tell the daemon that the inode of st lost its last name, unless the
- * shared table shows it has no record: then DROP would change nothing. */
-static void dropped(const struct stat *st)
+/* What a name held before a call that may take it away. */
+struct victim {
+	bool known;     /* st and btag describe it */
+	struct stat st; /* the pinned inode when pin >= 0 */
+	uint32_t btag;
+	int pin;        /* O_PATH fd on it, or -1: no record, or no fd to
+			   spare (a record then outlives its file, which is
+			   harmless: its birth time matches no newer file) */
+};
+
+/* Look at dirfd+path and, if pin, pin it when it has a record. */
+static void look(int dirfd, const char *path, struct victim *v, bool pin)
+{
+	struct fe_view view;
+	int saved = errno;
+
+	v->pin = -1;
+	v->known = fe_sys_statat(dirfd, path, AT_SYMLINK_NOFOLLOW, &v->st,
+				 &v->btag) == 0;
+	if (!v->known || !pin || fe_map_view_st(&v->st, v->btag, &view) == 0)
+		return;
+	v->pin = (int)syscall(SYS_openat, dirfd, path,
+			      O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	/* The pin is what counts: the name may have changed since. */
+	if (v->pin >= 0 &&
+	    fe_sys_statat(v->pin, "", AT_EMPTY_PATH, &v->st, &v->btag) < 0) {
+		close(v->pin);
+		v->pin = -1;
+	}
+	errno = saved;
+}
+
+/* After the call: the pinned inode has no name left, and its record
+ * becomes an orphan.  Whatever else the call removed (a file that raced
+ * into the name) keeps its record: never wrongly dropped. */
+static void settle(struct victim *v)
 {
 	struct fe_req req;
 	struct fe_rep rep;
-	struct fe_view v;
+	struct stat now;
+	int saved = errno;
 
-	if (fe_map_view_st(st, &v) == 0)
+	if (v->pin < 0)
 		return;
-	fe_req_init(&req, FE_OP_DROP, st);
-	(void)fe_conn_call(&req, NULL, &rep);
-}
-
-static bool last_link(const struct stat *st)
-{
-	return S_ISDIR(st->st_mode) || st->st_nlink <= 1;
+	if (fe_sys_fstat(v->pin, &now) == 0 && now.st_nlink == 0) {
+		fe_req_init(&req, FE_OP_DROP, &v->st, v->btag);
+		(void)fe_conn_call(&req, NULL, &rep);
+	}
+	close(v->pin);
+	v->pin = -1;
+	errno = saved;
 }
 
 int unlink(const char *path)
 {
-	struct stat st;
-	bool known;
+	struct victim v;
 	int r;
 
 	if (!fe_faking())
 		return REAL(unlink, path);
-	known = fe_sys_fstatat(AT_FDCWD, path, &st, AT_SYMLINK_NOFOLLOW) == 0;
+	look(AT_FDCWD, path, &v, true);
 	r = REAL(unlink, path);
-	if (r == 0 && known && last_link(&st))
-		dropped(&st);
+	settle(&v);
 	return r;
 }
 
 int unlinkat(int dirfd, const char *path, int flags)
 {
-	struct stat st;
-	bool known;
+	struct victim v;
 	int r;
 
 	if (!fe_faking())
 		return REAL(unlinkat, dirfd, path, flags);
-	known = fe_sys_fstatat(dirfd, path, &st, AT_SYMLINK_NOFOLLOW) == 0;
+	look(dirfd, path, &v, true);
 	r = REAL(unlinkat, dirfd, path, flags);
-	if (r == 0 && known && last_link(&st))
-		dropped(&st);
+	settle(&v);
 	return r;
 }
 
 int rmdir(const char *path)
 {
-	struct stat st;
-	bool known;
+	struct victim v;
 	int r;
 
 	if (!fe_faking())
 		return REAL(rmdir, path);
-	known = fe_sys_fstatat(AT_FDCWD, path, &st, AT_SYMLINK_NOFOLLOW) == 0;
+	look(AT_FDCWD, path, &v, true);
 	r = REAL(rmdir, path);
-	if (r == 0 && known)
-		dropped(&st);
+	settle(&v);
 	return r;
 }
 
 /* glibc's remove() calls unlink and rmdir past the PLT. */
 int remove(const char *path)
 {
-	struct stat st;
-	bool known;
+	struct victim v;
 	int r;
 
 	if (!fe_faking())
 		return REAL(remove, path);
-	known = fe_sys_fstatat(AT_FDCWD, path, &st, AT_SYMLINK_NOFOLLOW) == 0;
+	look(AT_FDCWD, path, &v, true);
 	r = REAL(remove, path);
-	if (r == 0 && known && last_link(&st))
-		dropped(&st);
+	settle(&v);
 	return r;
-}
-
-/* The inode at newdirfd+new before a rename that may replace it. */
-struct victim {
-	bool known;
-	struct stat st;
-};
-
-static void look(int dirfd, const char *path, struct victim *v)
-{
-	v->known = fe_sys_fstatat(dirfd, path, &v->st, AT_SYMLINK_NOFOLLOW) == 0;
 }
 
 static void renamed(const struct victim *src, int dirfd, const char *path)
@@ -116,12 +134,13 @@ static void renamed(const struct victim *src, int dirfd, const char *path)
 		return;
 	/* A file with no record has no path to update.  Directories always
 	 * go to the daemon: their renames move the paths beneath them. */
-	if (!S_ISDIR(src->st.st_mode) && fe_map_view_st(&src->st, &v) == 0)
+	if (!S_ISDIR(src->st.st_mode) &&
+	    fe_map_view_st(&src->st, src->btag, &v) == 0)
 		return;
 	hint = fe_abspath(dirfd, path, pbuf, sizeof(pbuf));
 	if (!hint)
 		return;
-	fe_req_init(&req, FE_OP_RENAME, &src->st);
+	fe_req_init(&req, FE_OP_RENAME, &src->st, src->btag);
 	(void)fe_conn_call(&req, hint, &rep);
 }
 
@@ -141,15 +160,15 @@ static void renamed_dir(const struct victim *src, int olddirfd,
 	n = strlen(tail) + 1;
 	if (!fe_abspath(newdirfd, path, tail + n, FE_PATH_MAX))
 		return;
-	fe_req_init(&req, FE_OP_RENAMEDIR, &src->st);
+	fe_req_init(&req, FE_OP_RENAMEDIR, &src->st, src->btag);
 	(void)fe_conn_call_tail(&req, tail, n + strlen(tail + n) + 1, &rep);
 }
 
 /*
  * After a successful rename(old -> new): the moved inode keeps its record
- * under its new path; an inode that new named before, if it was another
- * inode, lost that name.  With RENAME_EXCHANGE both inodes live on, each
- * under the other's path.
+ * under its new path; an inode that new named before may have lost its
+ * last name (settle() tells).  With RENAME_EXCHANGE both inodes live on,
+ * each under the other's path.
  */
 static void after_rename(const struct victim *src, const struct victim *dst,
 			 int olddirfd, const char *old, int newdirfd,
@@ -164,15 +183,8 @@ static void after_rename(const struct victim *src, const struct victim *dst,
 		renamed(src, newdirfd, path);
 	if (!dst->known)
 		return;
-	if (flags & RENAME_EXCHANGE) {
+	if (flags & RENAME_EXCHANGE)
 		renamed(dst, olddirfd, old);
-		return;
-	}
-	if (src->known && src->st.st_dev == dst->st.st_dev &&
-	    src->st.st_ino == dst->st.st_ino)
-		return; /* two names of one inode: rename does nothing */
-	if (last_link(&dst->st))
-		dropped(&dst->st);
 }
 
 static int rename_core(int olddirfd, const char *old, int newdirfd,
@@ -183,11 +195,13 @@ static int rename_core(int olddirfd, const char *old, int newdirfd,
 	struct victim src, dst;
 	int r;
 
-	look(olddirfd, old, &src);
-	look(newdirfd, path, &dst);
+	/* The source keeps a name: only what new named may lose its last. */
+	look(olddirfd, old, &src, false);
+	look(newdirfd, path, &dst, !(flags & RENAME_EXCHANGE));
 	r = real(olddirfd, old, newdirfd, path, flags);
 	if (r == 0)
 		after_rename(&src, &dst, olddirfd, old, newdirfd, path, flags);
+	settle(&dst);
 	return r;
 }
 

@@ -7,53 +7,102 @@
  */
 #include "shim.h"
 
-#define STAT_WRAP(name, fix, params, args)                            \
+/*
+ * stat, lstat, fstat, fstatat and their 64 forms: one statx (which gives
+ * the birth time that tells a record's file from a newer one at the same
+ * inode number) converted to the caller's struct, the view laid over it.
+ * Where statx cannot be had, or on an ABI whose struct stat is not
+ * statx's conversion (32-bit), libc's own call, and the birth time only
+ * looked up when a record needs it.
+ */
+#define STAT_WRAP(name, st_t, sys, fix, params, at, args)                   \
 	int name params                                                     \
 	{                                                                   \
-		int r = REAL(name, args);                                   \
-		if (r == 0 && fe_faking())                                  \
-			fix(st);                                            \
+		int saved = errno;                                          \
+		uint32_t btag;                                              \
+		int r;                                                      \
+		if (!fe_faking())                                           \
+			return REAL(name, args);                            \
+		if (sizeof(st_t) == sizeof(struct stat) &&                  \
+		    sizeof(long) == 8) {                                    \
+			r = sys(at, st, &btag);                             \
+			if (r == 0)                                         \
+				fix(st, btag, NULL);                        \
+			return fe_ret(r, saved);                            \
+		}                                                           \
+		r = REAL(name, args);                                       \
+		if (r == 0) {                                               \
+			struct fe_restat re = { at };                       \
+			fix(st, 0, &re);                                    \
+		}                                                           \
 		return r;                                                   \
 	}
 
 #define A(...) __VA_ARGS__
 
-STAT_WRAP(stat, fe_fix_stat,
-	  (const char *path, struct stat *st), A(path, st))
-STAT_WRAP(lstat, fe_fix_stat,
-	  (const char *path, struct stat *st), A(path, st))
-STAT_WRAP(fstat, fe_fix_stat,
-	  (int fd, struct stat *st), A(fd, st))
-STAT_WRAP(fstatat, fe_fix_stat,
+STAT_WRAP(stat, struct stat, fe_sys_statat, fe_fix_stat,
+	  (const char *path, struct stat *st), A(AT_FDCWD, path, 0),
+	  A(path, st))
+STAT_WRAP(lstat, struct stat, fe_sys_statat, fe_fix_stat,
+	  (const char *path, struct stat *st),
+	  A(AT_FDCWD, path, AT_SYMLINK_NOFOLLOW), A(path, st))
+STAT_WRAP(fstat, struct stat, fe_sys_statat, fe_fix_stat,
+	  (int fd, struct stat *st), A(fd, "", AT_EMPTY_PATH), A(fd, st))
+STAT_WRAP(fstatat, struct stat, fe_sys_statat, fe_fix_stat,
 	  (int dirfd, const char *path, struct stat *st, int flags),
-	  A(dirfd, path, st, flags))
-STAT_WRAP(stat64, fe_fix_stat64,
-	  (const char *path, struct stat64 *st), A(path, st))
-STAT_WRAP(lstat64, fe_fix_stat64,
-	  (const char *path, struct stat64 *st), A(path, st))
-STAT_WRAP(fstat64, fe_fix_stat64,
-	  (int fd, struct stat64 *st), A(fd, st))
-STAT_WRAP(fstatat64, fe_fix_stat64,
+	  A(dirfd, path, flags), A(dirfd, path, st, flags))
+STAT_WRAP(stat64, struct stat64, fe_sys_statat64, fe_fix_stat64,
+	  (const char *path, struct stat64 *st), A(AT_FDCWD, path, 0),
+	  A(path, st))
+STAT_WRAP(lstat64, struct stat64, fe_sys_statat64, fe_fix_stat64,
+	  (const char *path, struct stat64 *st),
+	  A(AT_FDCWD, path, AT_SYMLINK_NOFOLLOW), A(path, st))
+STAT_WRAP(fstat64, struct stat64, fe_sys_statat64, fe_fix_stat64,
+	  (int fd, struct stat64 *st), A(fd, "", AT_EMPTY_PATH), A(fd, st))
+STAT_WRAP(fstatat64, struct stat64, fe_sys_statat64, fe_fix_stat64,
 	  (int dirfd, const char *path, struct stat64 *st, int flags),
-	  A(dirfd, path, st, flags))
-STAT_WRAP(__xstat, fe_fix_stat,
-	  (int ver, const char *path, struct stat *st), A(ver, path, st))
-STAT_WRAP(__lxstat, fe_fix_stat,
-	  (int ver, const char *path, struct stat *st), A(ver, path, st))
-STAT_WRAP(__fxstat, fe_fix_stat,
-	  (int ver, int fd, struct stat *st), A(ver, fd, st))
-STAT_WRAP(__fxstatat, fe_fix_stat,
-	  (int ver, int dirfd, const char *path, struct stat *st, int flags),
-	  A(ver, dirfd, path, st, flags))
-STAT_WRAP(__xstat64, fe_fix_stat64,
-	  (int ver, const char *path, struct stat64 *st), A(ver, path, st))
-STAT_WRAP(__lxstat64, fe_fix_stat64,
-	  (int ver, const char *path, struct stat64 *st), A(ver, path, st))
-STAT_WRAP(__fxstat64, fe_fix_stat64,
-	  (int ver, int fd, struct stat64 *st), A(ver, fd, st))
-STAT_WRAP(__fxstatat64, fe_fix_stat64,
-	  (int ver, int dirfd, const char *path, struct stat64 *st, int flags),
-	  A(ver, dirfd, path, st, flags))
+	  A(dirfd, path, flags), A(dirfd, path, st, flags))
+
+/*
+ * The old names (binaries built before glibc 2.33) take a struct version
+ * that only libc knows how to read: its call, then the birth time looked
+ * up when a record needs it.
+ */
+#define XSTAT_WRAP(name, fix, params, at, args)                             \
+	int name params                                                     \
+	{                                                                   \
+		int r = REAL(name, args);                                   \
+		if (r == 0 && fe_faking()) {                                \
+			struct fe_restat re = { at };                       \
+			fix(st, 0, &re);                                    \
+		}                                                           \
+		return r;                                                   \
+	}
+
+XSTAT_WRAP(__xstat, fe_fix_stat,
+	   (int ver, const char *path, struct stat *st), A(AT_FDCWD, path, 0),
+	   A(ver, path, st))
+XSTAT_WRAP(__lxstat, fe_fix_stat,
+	   (int ver, const char *path, struct stat *st),
+	   A(AT_FDCWD, path, AT_SYMLINK_NOFOLLOW), A(ver, path, st))
+XSTAT_WRAP(__fxstat, fe_fix_stat,
+	   (int ver, int fd, struct stat *st), A(fd, "", AT_EMPTY_PATH),
+	   A(ver, fd, st))
+XSTAT_WRAP(__fxstatat, fe_fix_stat,
+	   (int ver, int dirfd, const char *path, struct stat *st, int flags),
+	   A(dirfd, path, flags), A(ver, dirfd, path, st, flags))
+XSTAT_WRAP(__xstat64, fe_fix_stat64,
+	   (int ver, const char *path, struct stat64 *st),
+	   A(AT_FDCWD, path, 0), A(ver, path, st))
+XSTAT_WRAP(__lxstat64, fe_fix_stat64,
+	   (int ver, const char *path, struct stat64 *st),
+	   A(AT_FDCWD, path, AT_SYMLINK_NOFOLLOW), A(ver, path, st))
+XSTAT_WRAP(__fxstat64, fe_fix_stat64,
+	   (int ver, int fd, struct stat64 *st), A(fd, "", AT_EMPTY_PATH),
+	   A(ver, fd, st))
+XSTAT_WRAP(__fxstatat64, fe_fix_stat64,
+	   (int ver, int dirfd, const char *path, struct stat64 *st, int flags),
+	   A(dirfd, path, flags), A(ver, dirfd, path, st, flags))
 
 #define STATX_NEED (STATX_TYPE | STATX_MODE | STATX_UID | STATX_GID | STATX_INO)
 
@@ -67,7 +116,8 @@ int statx(int dirfd, const char *path, int flags, unsigned int mask,
 	/* The overlay needs the key and the fields it replaces; asking for
 	 * more than the caller did is allowed, the kernel says what it
 	 * filled in stx_mask. */
-	r = REAL(statx, dirfd, path, flags, mask | STATX_NEED, stx);
+	r = REAL(statx, dirfd, path, flags, mask | STATX_NEED | STATX_BTIME,
+		 stx);
 	if (r == 0 && (stx->stx_mask & STATX_NEED) == STATX_NEED)
 		fe_fix_statx(stx);
 	return r;

@@ -25,12 +25,38 @@ static bool fts_has_stat(int info)
 	}
 }
 
+/*
+ * The walkers' stat gave no birth time: where a record needs one, the
+ * entry is found again by its access path (valid from the current
+ * directory while fts hands the entry out; fe_meta_get() checks that it
+ * is still the same inode).  A symlink entry was an lstat.
+ */
+static void fix_fts(struct stat *st, const char *path, int info)
+{
+	struct fe_restat re = {
+		AT_FDCWD, path,
+		info == FTS_SL || info == FTS_SLNONE ? AT_SYMLINK_NOFOLLOW : 0
+	};
+
+	fe_fix_stat(st, 0, path ? &re : NULL);
+}
+
+static void fix_fts64(struct stat64 *st, const char *path, int info)
+{
+	struct fe_restat re = {
+		AT_FDCWD, path,
+		info == FTS_SL || info == FTS_SLNONE ? AT_SYMLINK_NOFOLLOW : 0
+	};
+
+	fe_fix_stat64(st, 0, path ? &re : NULL);
+}
+
 FTSENT *fts_read(FTS *fts)
 {
 	FTSENT *e = REAL_PTR(fts_read, fts);
 
 	if (e && e->fts_statp && fts_has_stat(e->fts_info) && fe_faking())
-		fe_fix_stat(e->fts_statp);
+		fix_fts(e->fts_statp, e->fts_accpath, e->fts_info);
 	return e;
 }
 
@@ -39,7 +65,7 @@ FTSENT64 *fts64_read(FTS64 *fts)
 	FTSENT64 *e = REAL_PTR(fts64_read, fts);
 
 	if (e && e->fts_statp && fts_has_stat(e->fts_info) && fe_faking())
-		fe_fix_stat64(e->fts_statp);
+		fix_fts64(e->fts_statp, e->fts_accpath, e->fts_info);
 	return e;
 }
 
@@ -50,7 +76,8 @@ FTSENT *fts_children(FTS *fts, int options)
 	if (fe_faking())
 		for (FTSENT *e = list; e; e = e->fts_link)
 			if (e->fts_statp && fts_has_stat(e->fts_info))
-				fe_fix_stat(e->fts_statp);
+				fix_fts(e->fts_statp, e->fts_accpath,
+					e->fts_info);
 	return list;
 }
 
@@ -61,7 +88,8 @@ FTSENT64 *fts64_children(FTS64 *fts, int options)
 	if (fe_faking())
 		for (FTSENT64 *e = list; e; e = e->fts_link)
 			if (e->fts_statp && fts_has_stat(e->fts_info))
-				fe_fix_stat64(e->fts_statp);
+				fix_fts64(e->fts_statp, e->fts_accpath,
+					  e->fts_info);
 	return list;
 }
 
@@ -82,8 +110,13 @@ FTSENT64 *fts64_children(FTS64 *fts, int options)
 	{                                                                    \
 		st_t copy;                                                   \
 		if (flag != FTW_NS && st) {                                  \
+			struct fe_restat re = {                              \
+				AT_FDCWD, path,                              \
+				flag == FTW_SL || flag == FTW_SLN ?          \
+					AT_SYMLINK_NOFOLLOW : 0              \
+			};                                                   \
 			copy = *st;                                          \
-			fix(&copy);                                          \
+			fix(&copy, 0, &re);                                  \
 			st = &copy;                                          \
 		}                                                            \
 		return cb_##name targs;                                      \

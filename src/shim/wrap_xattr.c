@@ -109,18 +109,19 @@ static ssize_t x_remove(const struct xt *t, const char *name)
 	return neg(REAL(removexattr, t->path, name));
 }
 
-static int stat_of(const struct xt *t, struct stat *st)
+static int stat_of(const struct xt *t, struct stat *st, uint32_t *btag)
 {
-	return t->fd >= 0 ? fe_sys_fstat(t->fd, st)
-			  : fe_sys_fstatat(AT_FDCWD, t->path, st, t->flags);
+	return t->fd >= 0 ?
+		       fe_sys_statat(t->fd, "", AT_EMPTY_PATH, st, btag) :
+		       fe_sys_statat(AT_FDCWD, t->path, t->flags, st, btag);
 }
 
 /* Whether the daemon keeps xattrs for the file: 0 (no: no round trip),
  * 1, or -1 (the mapping cannot tell: ask). */
-static int held(const struct stat *st)
+static int held(const struct stat *st, uint32_t btag)
 {
 	struct fe_view v;
-	int r = fe_map_view_st(st, &v);
+	int r = fe_map_view_st(st, btag, &v);
 
 	if (r == 0)
 		return 0;
@@ -133,7 +134,8 @@ static int held(const struct stat *st)
  * the kernel asks it of the real ones: root anything; others an ACL of
  * their own file only; trusted.* is not even readable without
  * CAP_SYS_ADMIN. */
-static int may(const struct stat *st, const char *name, bool write)
+static int may(const struct stat *st, uint32_t btag, const char *name,
+	       bool write)
 {
 	struct fe_meta m;
 
@@ -145,7 +147,7 @@ static int may(const struct stat *st, const char *name, bool write)
 		return 0;
 	if (!is_acl(name))
 		return -EPERM;
-	fe_meta_faked(st, &m);
+	fe_meta_faked(st, btag, &m);
 	return fe_cred_fsuid() == m.uid ? 0 : -EPERM;
 }
 
@@ -154,8 +156,8 @@ static int may(const struct stat *st, const char *name, bool write)
 /* XGET or XLIST (name NULL) of the file of st into buf (size bytes, 0:
  * how many).  Returns the length or -errno (-EHOSTDOWN and the like when
  * the daemon cannot answer). */
-static ssize_t d_read(const struct stat *st, const char *name, void *buf,
-		      size_t size, size_t max)
+static ssize_t d_read(const struct stat *st, uint32_t btag, const char *name,
+		      void *buf, size_t size, size_t max)
 {
 	struct fe_xhdr h = {0};
 	struct iovec tail[2];
@@ -164,7 +166,7 @@ static ssize_t d_read(const struct stat *st, const char *name, void *buf,
 	size_t got;
 	int r;
 
-	fe_req_init(&req, name ? FE_OP_XGET : FE_OP_XLIST, st);
+	fe_req_init(&req, name ? FE_OP_XGET : FE_OP_XLIST, st, btag);
 	h.name_len = name ? (uint32_t)strlen(name) + 1 : 0;
 	h.size = (uint32_t)(size > max ? max : size);
 	tail[0] = (struct iovec){&h, sizeof(h)};
@@ -179,7 +181,8 @@ static ssize_t d_read(const struct stat *st, const char *name, void *buf,
 
 /* XSET (value) or XDEL (value NULL) of name for the file t names.
  * Returns 0, the daemon's -errno, or -EIO when it cannot be reached. */
-static int d_write(const struct xt *t, const struct stat *st, const char *name,
+static int d_write(const struct xt *t, const struct stat *st, uint32_t btag,
+		   const char *name,
 		   const void *value, size_t size, int flags)
 {
 	char pbuf[FE_PATH_MAX];
@@ -190,7 +193,7 @@ static int d_write(const struct xt *t, const struct stat *st, const char *name,
 	struct fe_rep rep;
 	int n = 2, r;
 
-	fe_req_init(&req, value ? FE_OP_XSET : FE_OP_XDEL, st);
+	fe_req_init(&req, value ? FE_OP_XSET : FE_OP_XDEL, st, btag);
 	h.name_len = (uint32_t)strlen(name) + 1;
 	tail[0] = (struct iovec){&h, sizeof(h)};
 	tail[1] = (struct iovec){(void *)name, h.name_len};
@@ -219,16 +222,17 @@ static ssize_t get_core(const struct xt *t, const char *name, void *v,
 			size_t size)
 {
 	struct stat st;
+	uint32_t btag;
 	ssize_t r;
 
-	if (!daemon_name(name) || fe_map_xattrs() == 0 || stat_of(t, &st) < 0)
+	if (!daemon_name(name) || fe_map_xattrs() == 0 || stat_of(t, &st, &btag) < 0)
 		return x_get(t, name, v, size);
-	r = may(&st, name, false);
+	r = may(&st, btag, name, false);
 	if (r < 0)
 		return r;
-	if (held(&st) == 0)
+	if (held(&st, btag) == 0)
 		return x_get(t, name, v, size);
-	r = d_read(&st, name, v, size, FE_XATTR_SIZE_MAX);
+	r = d_read(&st, btag, name, v, size, FE_XATTR_SIZE_MAX);
 	/* Not kept (or no daemon): the real file's, if any. */
 	return r >= 0 || r == -ERANGE ? r : x_get(t, name, v, size);
 }
@@ -265,6 +269,7 @@ static ssize_t list_core(const struct xt *t, char *list, size_t size)
 {
 	ssize_t n = x_list(t, list, size), d;
 	struct stat st;
+	uint32_t btag;
 
 	if (fe_map_xattrs() == 0)
 		return n;
@@ -272,19 +277,19 @@ static ssize_t list_core(const struct xt *t, char *list, size_t size)
 		n = 0; /* a filesystem without xattrs: the daemon's alone */
 	if (n < 0 && n != -ERANGE)
 		return n;
-	if (stat_of(t, &st) < 0 || held(&st) == 0)
+	if (stat_of(t, &st, &btag) < 0 || held(&st, btag) == 0)
 		return n;
 	if (n < 0)
 		return n;
 	if (size == 0) {
-		d = d_read(&st, NULL, NULL, 0, FE_XATTR_LIST_MAX);
+		d = d_read(&st, btag, NULL, NULL, 0, FE_XATTR_LIST_MAX);
 		return d < 0 ? n : n + d;
 	}
 	if ((size_t)n == size) {
-		d = d_read(&st, NULL, NULL, 0, FE_XATTR_LIST_MAX);
+		d = d_read(&st, btag, NULL, NULL, 0, FE_XATTR_LIST_MAX);
 		return d > 0 ? -ERANGE : n;
 	}
-	d = d_read(&st, NULL, list + n, size - (size_t)n, FE_XATTR_LIST_MAX);
+	d = d_read(&st, btag, NULL, list + n, size - (size_t)n, FE_XATTR_LIST_MAX);
 	if (d == -ERANGE)
 		return d;
 	if (d <= 0)
@@ -296,6 +301,7 @@ static int set_core(const struct xt *t, const char *name, const void *v,
 		    size_t size, int flags)
 {
 	struct stat st;
+	uint32_t btag;
 	size_t nl;
 	int r;
 
@@ -310,10 +316,10 @@ static int set_core(const struct xt *t, const char *name, const void *v,
 		return -EINVAL;
 	if (size && !v)
 		return -EFAULT;
-	r = stat_of(t, &st);
+	r = stat_of(t, &st, &btag);
 	if (r < 0)
 		return r;
-	r = may(&st, name, true);
+	r = may(&st, btag, name, true);
 	if (r < 0)
 		return r;
 	if (is_acl(name) && S_ISLNK(st.st_mode))
@@ -322,28 +328,29 @@ static int set_core(const struct xt *t, const char *name, const void *v,
 	if (r <= 0) {
 		/* A minimal ACL replaces an extended one: the kernel keeps
 		 * nothing then. */
-		if (r == 0 && held(&st) != 0)
-			(void)d_write(t, &st, name, NULL, 0, 0);
+		if (r == 0 && held(&st, btag) != 0)
+			(void)d_write(t, &st, btag, name, NULL, 0, 0);
 		return r;
 	}
-	return d_write(t, &st, name, v ? v : "", size, flags);
+	return d_write(t, &st, btag, name, v ? v : "", size, flags);
 }
 
 static int remove_core(const struct xt *t, const char *name)
 {
 	struct stat st;
+	uint32_t btag;
 	ssize_t r;
 
 	if (!daemon_name(name))
 		return (int)x_remove(t, name);
-	r = stat_of(t, &st);
+	r = stat_of(t, &st, &btag);
 	if (r < 0)
 		return (int)r;
-	r = may(&st, name, true);
+	r = may(&st, btag, name, true);
 	if (r < 0)
 		return (int)r;
-	if (fe_map_xattrs() != 0 && held(&st) != 0) {
-		r = d_write(t, &st, name, NULL, 0, 0);
+	if (fe_map_xattrs() != 0 && held(&st, btag) != 0) {
+		r = d_write(t, &st, btag, name, NULL, 0, 0);
 		if (r != -ENODATA && r != -EIO)
 			return (int)r;
 	}

@@ -72,7 +72,9 @@ if diff "$W/want" "$W/got" >"$W/diff"; then ok "listing after load"; else fail "
 check_match "spot check: su" "$(grep ' r/bin/su$' "$W/after")" '^0:0 4755 f - '
 check_match "spot check: sda" "$(grep ' r/dev/sda$' "$W/after")" '^0:6 644 b 8,0 '
 check_match "spot check: renamed dir's child" "$(grep 'sub/f$' "$W/after")" '^3:4 644 f - r/new\\ dir/sub/f$'
-check_match "drop reported" "$err" 'journal .*/j: [0-9]+ records: [0-9]+ kept, 0 re-keyed.*, 1 dropped'
+# The dead file's record is not dropped for its path: it waits for its
+# own birth time, which no new file has (the reused inode reads 0:0).
+check_eq "nothing dropped by path at load" "$(grep -c 'dropped' <<<"$err")" 0
 if [ -n "$reused" ]; then
 	check_match "reused inode reads 0:0" "$(grep " $reused\$" "$W/after")" '^0:0 644 f '
 else

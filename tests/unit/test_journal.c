@@ -26,7 +26,7 @@
 enum {
 	R_RDEV = 16,
 	R_STR_OFF = 24,
-	R_BTIME_NSEC = 40,
+	R_RESERVED = 36,
 	R_STR_LEN = 44,
 	R_MODE = 56,
 	R_FLAGS = 60
@@ -114,7 +114,7 @@ static unsigned char *build(const struct set *s, const char *name, size_t *len)
 static int rec_eq(const struct fe_jnl_rec *a, const struct fe_jnl_rec *b)
 {
 	return a->dev == b->dev && a->ino == b->ino && a->rdev == b->rdev &&
-	       a->btime_sec == b->btime_sec && a->btime_nsec == b->btime_nsec &&
+	       a->btag == b->btag && a->reserved == b->reserved &&
 	       a->uid == b->uid && a->gid == b->gid && a->mode == b->mode &&
 	       a->flags == b->flags && a->path_len == b->path_len &&
 	       !memcmp(a->path, b->path, a->path_len) &&
@@ -233,8 +233,7 @@ static size_t full_set(struct fe_jnl_rec *r)
 				   .uid = UINT32_MAX,
 				   .gid = UINT32_MAX - 1,
 				   .mode = 040755,
-				   .btime_sec = -1,
-				   .btime_nsec = 999999999};
+				   .btag = UINT32_MAX};
 	set_path(&r[n], "/a dir/with spaces\nand a newline\t");
 	r[n].xattrs = xa_one;
 	r[n++].xattrs_len = xa_one_len;
@@ -245,8 +244,7 @@ static size_t full_set(struct fe_jnl_rec *r)
 				   .uid = 0,
 				   .gid = 5,
 				   .flags = FE_JNL_MODE_SET | FE_JNL_DEV_SET,
-				   .btime_sec = 1700000000,
-				   .btime_nsec = 123};
+				   .btag = 123};
 	set_path(&r[n], "");
 	r[n].xattrs = xa_many;
 	r[n++].xattrs_len = xa_many_len;
@@ -332,7 +330,7 @@ static void test_round_trip(void)
 	CHECK("parses",
 	      fe_jnl_parse(b, len, &v, why, sizeof(why)) == FE_JNL_OK);
 	CHECK("view: counts and time",
-	      v.nrec == s.n && v.written == s.written && v.version == 1 &&
+	      v.nrec == s.n && v.written == s.written && v.version == FE_JNL_VERSION &&
 		  v.len == len && v.buf == b);
 	for (size_t i = 0; i < s.n; i++) {
 		fe_jnl_get(&v, i, &got);
@@ -488,11 +486,17 @@ static void test_damage(void)
 		  !strncmp(why, "bad checksum: stored 0x", 23));
 
 	memcpy(c, b, len);
-	put32(c + 8, 2);
+	put32(c + 8, FE_JNL_VERSION + 1);
 	recrc(c, len);
-	CHECK("version 2 with a good checksum: newer version",
+	CHECK("the next version with a good checksum: newer version",
 	      fe_jnl_parse(c, len, &v, why, sizeof(why)) == FE_JNL_EVERSION &&
-		  strstr(why, "version 2"));
+		  strstr(why, "version 3"));
+	memcpy(c, b, len);
+	put32(c + 8, 1);
+	recrc(c, len);
+	CHECK("version 1 (no birth times) is read",
+	      fe_jnl_parse(c, len, &v, why, sizeof(why)) == FE_JNL_OK &&
+		  v.version == 1);
 	memcpy(c, b, len);
 	put32(c + 20, 0x10);
 	recrc(c, len);
@@ -537,7 +541,7 @@ static void test_bad_records(void)
 	x1 = (size_t)(r1.xattrs - b);
 
 	const struct edit edits[] = {
-	    {"unknown record flag", REC(0) + R_FLAGS, 4, 0x5, "flags 0x5"},
+	    {"unknown record flag", REC(0) + R_FLAGS, 4, 0x9, "flags 0x9"},
 	    {"no file type", REC(1) + R_MODE, 4, 0170644,
 	     "record 1: mode 0170644 has no valid file type"},
 	    {"type 0", REC(1) + R_MODE, 4, 0755, "no valid file type"},
@@ -549,8 +553,10 @@ static void test_bad_records(void)
 	     "device flag"},
 	    {"rdev without the device flag", REC(0) + R_RDEV, 8, 0x103,
 	     "rdev 0x103"},
-	    {"btime_nsec 1e9", REC(2) + R_BTIME_NSEC, 4, 1000000000,
-	     "btime_nsec"},
+	    {"reserved bytes after the birth-time tag", REC(2) + R_RESERVED, 4,
+	     1, "reserved bytes"},
+	    {"the last reserved bytes", REC(2) + R_RESERVED + 4, 4, 1,
+	     "reserved bytes"},
 	    {"strings overlap the previous record's", REC(1) + R_STR_OFF, 8, 0,
 	     "record 1: strings at offset 0"},
 	    {"strings offset past the area", REC(0) + R_STR_OFF, 8,

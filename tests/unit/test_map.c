@@ -432,13 +432,24 @@ static void test_rules(void)
 	struct fe_view v;
 
 	CHECK("rules: a faked device over a regular file is live",
-	      !fe_rec_stale(dev.mode, dev.flags, S_IFREG | 0644));
+	      !fe_rec_stale(dev.mode, dev.flags, 0, S_IFREG | 0644, 0));
 	CHECK("rules: a faked device seen with its faked type is live",
-	      !fe_rec_stale(dev.mode, dev.flags, S_IFCHR | 0644));
+	      !fe_rec_stale(dev.mode, dev.flags, 0, S_IFCHR | 0644, 0));
 	CHECK("rules: a faked device over a directory is stale",
-	      fe_rec_stale(dev.mode, dev.flags, S_IFDIR | 0755));
+	      fe_rec_stale(dev.mode, dev.flags, 0, S_IFDIR | 0755, 0));
 	CHECK("rules: a file record over a directory is stale",
-	      fe_rec_stale(own.mode, own.flags, S_IFDIR | 0755));
+	      fe_rec_stale(own.mode, own.flags, 0, S_IFDIR | 0755, 0));
+	CHECK("rules: another birth time is stale",
+	      fe_rec_stale(own.mode, own.flags, 5, S_IFREG | 0644, 6));
+	CHECK("rules: the same birth time is live",
+	      !fe_rec_stale(own.mode, own.flags, 5, S_IFREG | 0644, 5));
+	CHECK("rules: an unknown birth time on either side is the type check",
+	      !fe_rec_stale(own.mode, own.flags, 0, S_IFREG | 0644, 6) &&
+		  !fe_rec_stale(own.mode, own.flags, 5, S_IFREG | 0644, 0) &&
+		  fe_rec_stale(own.mode, own.flags, 5, S_IFDIR | 0755, 0));
+	CHECK("rules: a birth-time tag is never 0 and tells nanoseconds apart",
+	      fe_btag(0, 0) != 0 && fe_btag(1700000000, 1) !=
+					    fe_btag(1700000000, 2));
 	fe_rec_view(&dev, S_IFREG | 0600, 1000, 1000, false, &v);
 	CHECK("rules: a device shows its type, mode and rdev",
 	      v.uid == 1 && v.gid == 2 && v.mode == (S_IFCHR | 0620) && v.dev &&

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <fcntl.h>
 #include <unistd.h>
 
 #include "journal/journal.h"
@@ -32,16 +33,13 @@ static void test_seen(void)
 	struct fe_jnl_rec r = {.dev = 10,
 			       .ino = 20,
 			       .mode = S_IFREG | 0644,
-			       .btime_sec = 5,
-			       .btime_nsec = 6,
+			       .btag = 56,
 			       .path = "/x",
 			       .path_len = 2};
 	struct fe_jnl_seen s = {.dev = 10,
 				.ino = 20,
 				.mode = S_IFREG,
-				.has_btime = true,
-				.btime_sec = 5,
-				.btime_nsec = 6};
+				.btag = 56};
 	uint64_t dev = 0, ino = 0;
 
 	CHECK("same file kept",
@@ -50,15 +48,14 @@ static void test_seen(void)
 	CHECK("same dev, other inode: dropped",
 	      !fe_jnl_rec_seen(&r, &s, &dev, &ino));
 	s.ino = 20;
-	s.btime_nsec = 7;
+	s.btag = 57;
 	CHECK("same inode, other birth: dropped",
 	      !fe_jnl_rec_seen(&r, &s, &dev, &ino));
-	s.has_btime = false;
+	s.btag = 0;
 	CHECK("birth unknown to the filesystem: kept",
 	      fe_jnl_rec_seen(&r, &s, &dev, &ino));
-	s.has_btime = true;
-	r.btime_sec = 0;
-	r.btime_nsec = 0;
+	s.btag = 56;
+	r.btag = 0;
 	CHECK("birth unknown to the journal: kept",
 	      fe_jnl_rec_seen(&r, &s, &dev, &ino));
 	s.dev = 11;
@@ -75,6 +72,7 @@ static void test_locate(void)
 	char path[] = "/tmp/fe-recheck-XXXXXX";
 	struct fe_jnl_rec r = {.mode = S_IFREG | 0644};
 	uint64_t dev, ino;
+	uint32_t btag;
 	struct stat st;
 	int fd = mkstemp(path);
 
@@ -83,20 +81,104 @@ static void test_locate(void)
 	r.ino = st.st_ino;
 	r.path = path;
 	r.path_len = strlen(path);
-	CHECK("locate: the file itself", fe_jnl_rec_locate(&r, &dev, &ino) &&
+	CHECK("locate: the file itself", fe_jnl_rec_locate(&r, &dev, &ino, &btag) &&
 					     dev == st.st_dev &&
 					     ino == st.st_ino);
 	r.path = "tmp/relative";
 	r.path_len = strlen(r.path);
 	CHECK("locate: a relative path is no path",
-	      !fe_jnl_rec_locate(&r, &dev, &ino));
+	      !fe_jnl_rec_locate(&r, &dev, &ino, &btag));
 	r.path = "";
 	r.path_len = 0;
-	CHECK("locate: no path", !fe_jnl_rec_locate(&r, &dev, &ino));
+	CHECK("locate: no path", !fe_jnl_rec_locate(&r, &dev, &ino, &btag));
 	unlink(path);
 	r.path = path;
 	r.path_len = strlen(path);
-	CHECK("locate: gone", !fe_jnl_rec_locate(&r, &dev, &ino));
+	CHECK("locate: gone", !fe_jnl_rec_locate(&r, &dev, &ino, &btag));
+	close(fd);
+}
+
+struct set {
+	const struct fe_jnl_rec *r;
+	size_t n;
+};
+
+static int emit_set(struct fe_jnl_w *w, int fd, void *ctx)
+{
+	const struct set *s = ctx;
+	uint64_t str = 0;
+
+	for (size_t i = 0; i < s->n; i++)
+		str += fe_jnl_str_len(&s->r[i]);
+	fe_jnl_w_begin(w, fd, s->n, str, 0);
+	for (size_t i = 0; i < s->n; i++)
+		fe_jnl_w_rec(w, &s->r[i]);
+	for (size_t i = 0; i < s->n; i++)
+		fe_jnl_w_str(w, &s->r[i]);
+	return fe_jnl_w_end(w);
+}
+
+/* The journal of n records r, saved and read back into *buf. */
+static int unit_journal(const struct fe_jnl_rec *r, size_t n,
+			unsigned char **buf, size_t *len)
+{
+	char path[] = "/tmp/fe-devmap-j-XXXXXX";
+	struct set set = { r, n };
+	int fd = mkstemp(path), e;
+
+	if (fd < 0)
+		return -1;
+	close(fd);
+	e = fe_jnl_save(path, emit_set, &set) ||
+	    fe_jnl_read_file(path, buf, len);
+	unlink(path);
+	return e ? -1 : 0;
+}
+
+/* A filesystem found again from a sample path: same inode and birth
+ * time, another st_dev (as after a remount), re-keys all its records. */
+static void test_devmap(void)
+{
+	char path[] = "/tmp/fe-devmap-XXXXXX";
+	struct fe_jnl_devmaps m;
+	struct fe_jnl_seen s;
+	struct fe_jnl_view v;
+	unsigned char *buf;
+	size_t len;
+	int fd = mkstemp(path);
+
+	CHECK("temp file", fd >= 0 && fe_jnl_see(AT_FDCWD, path, &s));
+	{
+		struct fe_jnl_rec r[3] = {
+			{.dev = 7777, .ino = s.ino, .mode = S_IFREG | 0644,
+			 .btag = s.btag, .path = path, .path_len = strlen(path)},
+			{.dev = 7777, .ino = 123456789, .mode = S_IFREG,
+			 .btag = 5, .path = "/gone", .path_len = 5},
+			{.dev = 8888, .ino = 1, .mode = S_IFREG, .btag = 6,
+			 .path = "/gone2", .path_len = 6},
+		};
+
+		CHECK("journal", unit_journal(r, 3, &buf, &len) == 0 &&
+					 fe_jnl_parse(buf, len, &v, NULL, 0) ==
+						 FE_JNL_OK);
+	}
+	CHECK("devmap", fe_jnl_devmap_build(&v, &m) == 0 && m.n == 2);
+	CHECK("a filesystem found by a sample moves whole",
+	      fe_jnl_devmap_get(&m, 7777) == s.dev);
+	CHECK("one found by none keeps its st_dev",
+	      fe_jnl_devmap_get(&m, 8888) == 8888);
+	if (s.btag) {
+		struct fe_jnl_rec r;
+		uint64_t dev, ino;
+
+		fe_jnl_get(&v, 1, &r);
+		fe_jnl_rec_key(&r, &m, &dev, &ino);
+		CHECK("a record whose path is gone is kept, re-keyed",
+		      dev == s.dev && ino == 123456789);
+	}
+	fe_jnl_devmap_free(&m);
+	free(buf);
+	unlink(path);
 	close(fd);
 }
 
@@ -105,5 +187,6 @@ int main(void)
 	test_type();
 	test_seen();
 	test_locate();
+	test_devmap();
 	UNIT_EXIT();
 }

@@ -7,10 +7,13 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <unistd.h>
 
+#include "daemon/reap.h"
 #include "daemon/serve.h"
 #include "unit.h"
 
@@ -160,11 +163,15 @@ static void test_check(void)
 	r = req_of(FE_OP_CREATE);
 	r.flags = FE_F_RDEV;
 	CHECK("bad: CREATE with FE_F_RDEV", refused(r, "", 0));
+	r = req_of(FE_OP_STATS);
+	r.real_mode = 0;
+	r.btag = 1;
+	CHECK("bad: a birth-time tag on an op that names no file",
+	      refused(r, "", 0));
 	r = req_of(FE_OP_GET);
-	r.pad = 1;
-	CHECK("bad: pad != 0", refused(r, "", 0));
-	r.pad = 0x80000000u;
-	CHECK("bad: pad high bit", refused(r, "", 0));
+	r.btag = 0xffffffffu;
+	CHECK("good: any birth-time tag on GET", fe_req_check(&r, sizeof(r),
+							      NULL) == 0);
 
 	/* Tails. */
 	CHECK("bad: unterminated tail", refused(req_of(FE_OP_RENAME), "/ab", 3));
@@ -282,11 +289,16 @@ static void chmod_(uint32_t mode, uint32_t real_mode)
 	serve(&r, NULL);
 }
 
+/* DROP, then the reap that finds the (made-up) inode open nowhere. */
 static void drop(void)
 {
 	struct fe_req r = req_of(FE_OP_DROP);
+	struct fe_rep keep;
 
 	serve(&r, NULL);
+	keep = rep;
+	(void)fe_reap_orphans(&srv);
+	rep = keep;
 }
 
 static int rep_is(uint32_t flags, uint32_t uid, uint32_t gid, uint32_t mode,
@@ -900,6 +912,7 @@ static void test_xattr_ops(void)
 	drop();
 	f.op = FE_OP_DROP;
 	serve(&f, NULL);
+	(void)fe_reap_orphans(&srv);
 	xget(f, "security.big0", 100);
 	CHECK("DROP takes the xattrs", rep.err == -ENODATA &&
 					       slot_flags(10) == 0);
@@ -923,6 +936,56 @@ static void test_xattr_ops(void)
 		CHECK("a stale record goes with its xattrs",
 		      rep.err == -ENODATA && slot_flags(10) == 0);
 	}
+	fe_srv_free(&srv);
+}
+
+/* An orphan's record stays while its inode is open anywhere (here, in
+ * this process), and goes with the last fd. */
+static void test_orphans(void)
+{
+	char path[] = "/tmp/fakeenv-orphan.XXXXXX";
+	struct fe_req r;
+	struct stat st;
+	int fd;
+
+	CHECK("srv init o", fe_srv_init(&srv, false) == 0);
+	fd = mkstemp(path);
+	CHECK("a real file", fd >= 0 && fstat(fd, &st) == 0);
+	r = req_of(FE_OP_CHOWN);
+	r.dev = st.st_dev;
+	r.ino = st.st_ino;
+	r.btag = 77;
+	r.flags = FE_F_UID;
+	r.uid = 42;
+	serve(&r, "/tmp/x");
+	unlink(path);
+	r.op = FE_OP_DROP;
+	r.flags = 0;
+	serve(&r, NULL);
+	CHECK("DROP makes an orphan", rep.flags == FE_R_FOUND &&
+					      srv.orphans == 1 &&
+					      fe_tab_count(&srv.tab) == 1);
+	CHECK("an open orphan is kept", fe_reap_orphans(&srv) == 0 &&
+						srv.orphans == 1);
+	r.op = FE_OP_GET;
+	serve(&r, NULL);
+	CHECK("... and still shows its owner", rep.uid == 42);
+	r.btag = 78;
+	serve(&r, NULL);
+	CHECK("another birth time at the key: stale, dropped, counted",
+	      rep.uid == 0 && fe_tab_count(&srv.tab) == 0 && srv.stale == 1 &&
+		      srv.orphans == 0);
+	r.op = FE_OP_CHOWN;
+	r.flags = FE_F_UID;
+	serve(&r, NULL);
+	r.op = FE_OP_DROP;
+	r.flags = 0;
+	serve(&r, NULL);
+	close(fd);
+	CHECK("a closed orphan is reaped", fe_reap_orphans(&srv) == 1 &&
+						   srv.orphans == 0 &&
+						   srv.reaped == 1 &&
+						   fe_tab_count(&srv.tab) == 0);
 	fe_srv_free(&srv);
 }
 
@@ -960,6 +1023,8 @@ static void test_xattr_growth(void)
 		f.op = FE_OP_DROP;
 		serve(&f, NULL);
 	}
+	CHECK("4000 orphans reaped", fe_reap_orphans(&srv) == 2 * n / 3 &&
+					     srv.orphans == 0);
 	CHECK("two thirds dropped: the arena compacted",
 	      srv.tab.arena.garbage < srv.tab.arena.len / 2);
 	for (int i = 0; i < n; i++) {
@@ -983,6 +1048,7 @@ static void test_xattr_growth(void)
 
 int main(void)
 {
+	test_orphans();
 	test_check();
 	test_get_chown_chmod();
 	test_mknod_create();
