@@ -238,39 +238,39 @@ _mounts=()
 _fs_n=0
 
 fs_dir() {
-	local var=$1 kind=$2 m d
+	local _fs_var=$1 _fs_kind=$2 _fs_m _fs_d
 	_fs_n=$((_fs_n + 1))
-	m=$T/fs.$kind.$_fs_n
+	_fs_m=$T/fs.$_fs_kind.$_fs_n
 	if [ "$(id -u)" = 0 ]; then
-		mkdir "$m" || return 1
-		case $kind in
+		mkdir "$_fs_m" || return 1
+		case $_fs_kind in
 		ext4)
 			truncate -s 256M "$T/fs.$_fs_n.img" &&
 				mkfs.ext4 -q -E root_owner="$TUID:$TGID" "$T/fs.$_fs_n.img" 2>/dev/null &&
-				mount -o loop "$T/fs.$_fs_n.img" "$m" 2>/dev/null || return 1 ;;
+				mount -o loop "$T/fs.$_fs_n.img" "$_fs_m" 2>/dev/null || return 1 ;;
 		tmpfs)
-			mount -t tmpfs -o mode=0755,uid="$TUID",gid="$TGID" fe-test "$m" 2>/dev/null || return 1 ;;
+			mount -t tmpfs -o mode=0755,uid="$TUID",gid="$TGID" fe-test "$_fs_m" 2>/dev/null || return 1 ;;
 		*) return 1 ;;
 		esac
-		_mounts+=("$m")
-		d=$m/d
-		as_user mkdir "$d" || return 1
-		printf -v "$var" %s "$d"
+		_mounts+=("$_fs_m")
+		_fs_d=$_fs_m/d
+		as_user mkdir "$_fs_d" || return 1
+		printf -v "$_fs_var" %s "$_fs_d"
 		return 0
 	fi
-	case $kind in
-	ext4) d=$W ;;
-	tmpfs) d=/dev/shm ;;
+	case $_fs_kind in
+	ext4) _fs_d=$W ;;
+	tmpfs) _fs_d=/dev/shm ;;
 	*) return 1 ;;
 	esac
-	case $(stat -f -c %T "$d" 2>/dev/null) in
-	ext2/ext3) [ "$kind" = ext4 ] || return 1 ;;
-	tmpfs) [ "$kind" = tmpfs ] || return 1 ;;
+	case $(stat -f -c %T "$_fs_d" 2>/dev/null) in
+	ext2/ext3) [ "$_fs_kind" = ext4 ] || return 1 ;;
+	tmpfs) [ "$_fs_kind" = tmpfs ] || return 1 ;;
 	*) return 1 ;;
 	esac
-	d=$(mktemp -d "$d/fe-fs.XXXXXX") || return 1
-	_mounts+=("rm:$d")
-	printf -v "$var" %s "$d"
+	_fs_d=$(mktemp -d "$_fs_d/fe-fs.XXXXXX") || return 1
+	_mounts+=("rm:$_fs_d")
+	printf -v "$_fs_var" %s "$_fs_d"
 }
 
 # Unmount what fs_dir mounted, newest first.
