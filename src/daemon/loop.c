@@ -744,10 +744,12 @@ int fe_loop_run(const struct fe_loop_cfg *cfg)
 		r = fe_state_load(&lp->srv, cfg->load, &lp->load);
 		if (r == -ENOENT && cfg->load_optional) {
 			r = 0;
-		} else if (r == -ENOENT) {
-			fe_log("journal %s: no such file", cfg->load);
-			goto out_close_sfd;
 		} else if (r < 0) {
+			/* Said already (state.c), but for a plain missing
+			 * file; the caller exits with the refusal status. */
+			if (r == -ENOENT)
+				fe_log("journal %s: no such file", cfg->load);
+			r = -EBADMSG;
 			goto out_close_sfd;
 		} else {
 			lp->loaded = true;

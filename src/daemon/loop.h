@@ -37,9 +37,9 @@ struct fe_loop_cfg {
  * cfg->save if anything changed since it was last written.  SIGUSR1 asks
  * for a checkpoint; the other signals a terminal or a parent may send are
  * ignored.  Closes listen_fd.  Returns 0 on one of those ends, -EBADMSG
- * when the journal was refused, or another -errno when the loop could not
- * be set up or the last save failed (each logged).  cfg->sock is gone
- * when it returns.
+ * when the journal could not be loaded (missing, unreadable or refused),
+ * or another -errno when the loop could not be set up or the last save
+ * failed; each is logged.  cfg->sock is gone when it returns.
  */
 int fe_loop_run(const struct fe_loop_cfg *cfg);
 
