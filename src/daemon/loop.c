@@ -8,6 +8,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -736,6 +737,70 @@ static int leave(struct loop *lp)
 	return r;
 }
 
+/* PATH made absolute against the working directory, its empty, "." and
+ * ".." components folded away lexically (no symlink is followed: PATH
+ * need not exist), into out.  False when it does not fit. */
+static bool lexical_abs(const char *path, char *out, size_t size)
+{
+	char cwd[PATH_MAX];
+	const char *parts[2] = { NULL, path };
+	size_t n = 0;
+
+	if (path[0] != '/') {
+		if (!getcwd(cwd, sizeof(cwd)))
+			return false;
+		parts[0] = cwd;
+	}
+	for (int k = 0; k < 2; k++) {
+		for (const char *p = parts[k]; p && *p;) {
+			const char *e;
+			size_t len;
+
+			while (*p == '/')
+				p++;
+			for (e = p; *e && *e != '/'; e++)
+				;
+			len = (size_t)(e - p);
+			if (len == 2 && p[0] == '.' && p[1] == '.') {
+				while (n > 0 && out[n - 1] != '/')
+					n--;
+				if (n > 0)
+					n--;
+			} else if (len && !(len == 1 && p[0] == '.')) {
+				if (n + 1 + len >= size)
+					return false;
+				out[n++] = '/';
+				memcpy(out + n, p, len);
+				n += len;
+			}
+			p = e;
+		}
+	}
+	if (n == 0)
+		out[n++] = '/';
+	out[n] = '\0';
+	return true;
+}
+
+/*
+ * fakeroot's idiom for a persistent build, `-i F -s F`: whether the
+ * journal LOAD, found missing, is the file SAVE names, so that the first
+ * run starts empty and writes it.  Compared as absolute paths, lexically
+ * (F does not exist, there is nothing to resolve); a path ending in '/'
+ * could never be saved to.  Decided here, on the open's ENOENT, so that
+ * no other check can disagree with what the load saw.
+ */
+static bool first_run(const char *load, const char *save)
+{
+	char a[PATH_MAX], b[PATH_MAX];
+	size_t la = strlen(load), ls = strlen(save);
+
+	if (!la || !ls || load[la - 1] == '/' || save[ls - 1] == '/')
+		return false;
+	return lexical_abs(load, a, sizeof(a)) &&
+	       lexical_abs(save, b, sizeof(b)) && !strcmp(a, b);
+}
+
 int fe_loop_run(const struct fe_loop_cfg *cfg)
 {
 	struct loop *lp = calloc(1, sizeof(*lp));
@@ -767,10 +832,18 @@ int fe_loop_run(const struct fe_loop_cfg *cfg)
 		r = fe_state_load(&lp->srv, cfg->load, &lp->load);
 		if (r == -ENOENT && cfg->load_optional) {
 			r = 0;
-		} else if (r == -ENOENT) {
-			fe_log("journal %s: no such file", cfg->load);
-			goto out_close_sfd;
+		} else if (r == -ENOENT && cfg->save &&
+			   first_run(cfg->load, cfg->save)) {
+			fe_log("journal %s: no such file; starting with an "
+			       "empty state, it will be saved there",
+			       cfg->load);
+			r = 0;
 		} else if (r < 0) {
+			/* Said already (state.c), but for a plain missing
+			 * file; the caller exits with the refusal status. */
+			if (r == -ENOENT)
+				fe_log("journal %s: no such file", cfg->load);
+			r = -EBADMSG;
 			goto out_close_sfd;
 		} else {
 			lp->loaded = true;

@@ -36,10 +36,12 @@ struct fe_loop_cfg {
  * or until no client came within FE_LOOP_FIRST_CLIENT_SEC; then write
  * cfg->save if anything changed since it was last written.  SIGUSR1 asks
  * for a checkpoint; the other signals a terminal or a parent may send are
- * ignored.  Closes listen_fd.  Returns 0 on one of those ends, -EBADMSG
- * when the journal was refused, or another -errno when the loop could not
- * be set up or the last save failed (each logged).  cfg->sock is gone
- * when it returns.
+ * ignored.  A missing cfg->load is an empty table when load_optional is
+ * set or when cfg->save names the same file (`-i F -s F`, said on
+ * stderr).  Closes listen_fd.  Returns 0 on one of those ends, -EBADMSG
+ * when the journal could not be loaded (missing, unreadable or refused),
+ * or another -errno when the loop could not be set up or the last save
+ * failed; each is logged.  cfg->sock is gone when it returns.
  */
 int fe_loop_run(const struct fe_loop_cfg *cfg);
 

@@ -11,8 +11,8 @@
  *
  * OPTS: --unknown-is-real, --linger SECONDS, --checkpoint-interval
  * SECONDS.  Bad options exit 2 before anything is touched; a journal that
- * is refused exits 125 (the launcher's "fakeenv failed" status), with the
- * reason on stderr.
+ * cannot be loaded (missing, unreadable, refused) exits 125 (the
+ * launcher's "fakeenv failed" status), with the reason on stderr.
  */
 #include <dirent.h>
 #include <errno.h>

@@ -243,10 +243,38 @@ static int stop_daemon(struct fe_sess *s)
 	return st;
 }
 
+/* Reap our daemon if it exits within a bounded while (a second): its wait
+ * status, or -1 when it did not (or there is none). */
+static int reap_soon(struct fe_sess *s)
+{
+	int st;
+
+	for (int i = 0; s->daemon > 0 && i < 100; i++) {
+		pid_t p = waitpid(s->daemon, &st, WNOHANG);
+
+		if (p == s->daemon) {
+			s->daemon = 0;
+			return st;
+		}
+		if (p < 0 && errno != EINTR)
+			break;
+		usleep(10000);
+	}
+	return -1;
+}
+
 void fe_sess_fail(struct fe_sess *s, const char *daemon, int err)
 {
-	int st = stop_daemon(s);
-	bool ended = st != -1;
+	/* A reset connection is a daemon leaving by itself, which closes
+	 * its socket a moment before it can be reaped: wait for that,
+	 * rather than kill it and report our reset for its reason. */
+	int st = err == ECONNRESET ? reap_soon(s) : -1;
+	int killed = stop_daemon(s);
+	bool ended;
+
+	if (st == -1)
+		st = killed;
+	ended = st != -1;
 
 	/* Say why once: a daemon that exited 125 has said it already, one
 	 * that ended by itself tells more than our broken connection. */
@@ -495,19 +523,10 @@ int fe_sess_restart(struct fe_sess *s, const char *daemon,
 	close(s->ctl);
 	s->ctl = -1;
 	/* Our child closes its end as it exits, a moment before it can be
-	 * reaped: wait for that moment, a bounded while. */
-	for (int i = 0; s->daemon > 0 && i < 100; i++) {
-		pid_t p = waitpid(s->daemon, &wst, WNOHANG);
-
-		if (p == s->daemon) {
-			describe_status(how, sizeof(how), wst);
-			s->daemon = 0;
-		} else if (p < 0 && errno != EINTR) {
-			break;
-		} else {
-			usleep(10000);
-		}
-	}
+	 * reaped: wait for that moment. */
+	wst = reap_soon(s);
+	if (wst != -1)
+		describe_status(how, sizeof(how), wst);
 	free(s->dir);
 	free(s->sock);
 	start_state(s, daemon, o);
