@@ -98,6 +98,13 @@ $(BUILD)/tests/helpers/%: $(BUILD)/obj/tests/integ/helpers/%.o
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) -o $@ $^ -lpthread
 
+# jdump reads journals with the journal code, as the unit tests do (and
+# with their sanitizers in `make asan`); it never runs in a session.
+$(BUILD)/tests/helpers/jdump: $(BUILD)/obj/tests/integ/helpers/jdump.o \
+		$(JOURNAL_OBJ) $(COMMON_OBJ)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_LDFLAGS) -o $@ $^
+
 # Built as an ordinary library is (no -z noseparate-code): the "preload"
 # column of bench/run, the cost of any LD_PRELOAD library.
 $(BUILD)/bench/empty.so: bench/preload/empty.c

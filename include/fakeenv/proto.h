@@ -52,6 +52,9 @@
  * them, as the kernel. */
 #define FE_F_XCREATE  0x10u
 #define FE_F_XREPLACE 0x20u
+/* RENAMEDIR only: renameat2(RENAME_EXCHANGE); the two paths swapped
+ * places, so the records under each take the other's prefix. */
+#define FE_F_XCHG 0x40u
 
 /* Tail rules. */
 #define FE_TAIL_NONE 0 /* tail_len must be 0 */
@@ -120,6 +123,12 @@ _Static_assert(FE_TAIL_MAX >= 2 * FE_PATH_MAX, "RENAMEDIR fits");
  * STATS   reply count[0] = records held, count[1] = clients connected.
  * RENAMEDIR the directory (dev, ino) moved from the first path of the
  *         tail to the second: every record under the old path follows.
+ *         With FE_F_XCHG the second path's inode moved to the first in
+ *         the same step (either may be a non-directory): the records
+ *         under each path take the other's, in one pass, and (dev, ino)
+ *         the second path; the other inode's own record is the sender's
+ *         to RENAME.  Paths one of which lies in the other (or "/", or
+ *         a relative one) reply -EINVAL and change nothing.
  * CHECKPOINT write the journal now; the reply comes when it is on disk
  *         (err -ENOENT: the session has no journal file), with count[0] =
  *         records written and count[1] = bytes.
@@ -165,7 +174,7 @@ _Static_assert(FE_TAIL_MAX >= 2 * FE_PATH_MAX, "RENAMEDIR fits");
 	X(SESSION, 0,                                FE_TAIL_NONE)  \
 	X(DETACH,  0,                                FE_TAIL_NONE)  \
 	X(STATS,   0,                                FE_TAIL_NONE)  \
-	X(RENAMEDIR, 0,                              FE_TAIL_TWO)   \
+	X(RENAMEDIR, FE_F_XCHG,                      FE_TAIL_TWO)   \
 	X(CHECKPOINT, 0,                             FE_TAIL_NONE)  \
 	X(STATUS,  0,                                FE_TAIL_NONE)  \
 	X(MAP,     0,                                FE_TAIL_NONE)  \

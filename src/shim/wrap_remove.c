@@ -146,9 +146,10 @@ static void renamed(const struct victim *src, int dirfd, const char *path)
 
 /* A directory moved: the daemon moves every record under its old path
  * too, so that the journal's check at load finds them.  Both paths go in
- * one tail, each NUL-terminated. */
+ * one tail, each NUL-terminated.  flags: FE_F_XCHG for an exchange. */
 static void renamed_dir(const struct victim *src, int olddirfd,
-			const char *old, int newdirfd, const char *path)
+			const char *old, int newdirfd, const char *path,
+			uint32_t flags)
 {
 	char tail[2 * FE_PATH_MAX];
 	struct fe_req req;
@@ -161,30 +162,50 @@ static void renamed_dir(const struct victim *src, int olddirfd,
 	if (!fe_abspath(newdirfd, path, tail + n, FE_PATH_MAX))
 		return;
 	fe_req_init(&req, FE_OP_RENAMEDIR, &src->st, src->btag);
+	req.flags = flags;
 	(void)fe_conn_call_tail(&req, tail, n + strlen(tail + n) + 1, &rep);
+}
+
+/*
+ * After a successful RENAME_EXCHANGE: both inodes live on, each under the
+ * other's path.  When one is a directory, one RENAMEDIR with FE_F_XCHG,
+ * keyed on it, swaps the two prefixes of every record below either path
+ * (two moves would take each record there and back) and renames the
+ * directory's own record; the other inode's own record follows by key.
+ */
+static void exchanged(const struct victim *src, const struct victim *dst,
+		      int olddirfd, const char *old, int newdirfd,
+		      const char *path)
+{
+	if (src->known && S_ISDIR(src->st.st_mode)) {
+		renamed_dir(src, olddirfd, old, newdirfd, path, FE_F_XCHG);
+		renamed(dst, olddirfd, old);
+	} else if (dst->known && S_ISDIR(dst->st.st_mode)) {
+		renamed_dir(dst, newdirfd, path, olddirfd, old, FE_F_XCHG);
+		renamed(src, newdirfd, path);
+	} else {
+		renamed(src, newdirfd, path);
+		renamed(dst, olddirfd, old);
+	}
 }
 
 /*
  * After a successful rename(old -> new): the moved inode keeps its record
  * under its new path; an inode that new named before may have lost its
- * last name (settle() tells).  With RENAME_EXCHANGE both inodes live on,
- * each under the other's path.
+ * last name (settle() tells).
  */
 static void after_rename(const struct victim *src, const struct victim *dst,
 			 int olddirfd, const char *old, int newdirfd,
 			 const char *path, unsigned int flags)
 {
-	/* An exchange of directories would move each one's records twice:
-	 * there, each keeps only its own new name. */
-	if (src->known && S_ISDIR(src->st.st_mode) &&
-	    !(flags & RENAME_EXCHANGE))
-		renamed_dir(src, olddirfd, old, newdirfd, path);
+	if (flags & RENAME_EXCHANGE) {
+		exchanged(src, dst, olddirfd, old, newdirfd, path);
+		return;
+	}
+	if (src->known && S_ISDIR(src->st.st_mode))
+		renamed_dir(src, olddirfd, old, newdirfd, path, 0);
 	else
 		renamed(src, newdirfd, path);
-	if (!dst->known)
-		return;
-	if (flags & RENAME_EXCHANGE)
-		renamed(dst, olddirfd, old);
 }
 
 static int rename_core(int olddirfd, const char *old, int newdirfd,
