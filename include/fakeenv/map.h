@@ -118,7 +118,10 @@ struct fe_map_root {
 	uint64_t nxattr;  /* records with FE_REC_XATTR (atomic; not under
 			     seq; 0 in daemons that keep none): 0 lets
 			     getxattr and listxattr skip their lookups */
-	uint64_t pad[1];  /* zero */
+	uint64_t nsgid;   /* records of directories whose faked mode has
+			     S_ISGID (FE_REC_MODE_SET; atomic; not under
+			     seq): 0 lets a creation skip the lookup of
+			     its parent's record */
 };
 _Static_assert(sizeof(struct fe_map_root) == 64, "root layout");
 
@@ -169,6 +172,14 @@ static inline bool fe_rec_stale(uint32_t rec_mode, uint32_t rec_flags,
 	if (rec_flags & FE_REC_DEV_SET)
 		return real_type != S_IFREG && real_type != (rec_mode & S_IFMT);
 	return (rec_mode & S_IFMT) != real_type;
+}
+
+/* A record that root's nsgid counts: a directory whose faked mode is
+ * set-gid, whose new files and directories take its group. */
+static inline bool fe_rec_sgid_dir(uint32_t rec_mode, uint32_t rec_flags)
+{
+	return (rec_flags & FE_REC_MODE_SET) && S_ISDIR(rec_mode) &&
+	       (rec_mode & S_ISGID);
 }
 
 /* What stat shows of a file: its record (if any) laid over the real

@@ -422,6 +422,17 @@ static void op_get(struct fe_srv *s, const struct fe_req *req,
 	reply_rec(s, req, lookup(s, req, &rec) ? &rec : NULL, rep);
 }
 
+/* A directory that is set-gid for real and gets a group: its mode is
+ * recorded, so that root's nsgid counts it and the shim gives its group
+ * to the files made in it (even those fopen makes without a word). */
+static void keep_real_sgid(struct fe_rec *rec, const struct fe_req *req)
+{
+	if ((req->real_mode & S_ISGID) && !(rec->flags & FE_REC_MODE_SET)) {
+		rec->mode = (rec->mode & S_IFMT) | (req->real_mode & PERM_BITS);
+		rec->flags |= FE_REC_MODE_SET;
+	}
+}
+
 /* chown as the kernel does it: even with no id changed, a non-directory
  * loses setuid, and setgid when group-exec is set (setgid without it
  * means mandatory locking and stays). */
@@ -450,6 +461,7 @@ static void op_chown(struct fe_srv *s, const struct fe_req *req,
 		store_without(s, req, &rec, tail, CAP_NAME, rep);
 		return;
 	}
+	keep_real_sgid(&rec, req);
 	store(s, req, &rec, tail, rep);
 }
 

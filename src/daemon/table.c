@@ -50,11 +50,13 @@ static void root_publish(struct fe_tab *t)
 	__atomic_store_n(&r->seq, r->seq + 1, __ATOMIC_RELEASE);
 }
 
-/* Count a USED slot with these flags in or out of root's ndev and
- * nxattr: readers skip device lookups (readdir's d_type) while ndev is 0,
- * xattr lookups while nxattr is.  Written before the slot, and before
- * the reply that makes it visible. */
-static void flag_count(struct fe_tab *t, uint32_t flags, int delta)
+/* Count a USED slot with these flags and mode in or out of root's ndev,
+ * nxattr and nsgid: readers skip device lookups (readdir's d_type) while
+ * ndev is 0, xattr lookups while nxattr is, and the lookup of a new
+ * file's parent while nsgid is.  Written before the slot, and before the
+ * reply that makes it visible. */
+static void flag_count(struct fe_tab *t, uint32_t flags, uint32_t mode,
+		       int delta)
 {
 	if (!(flags & FE_SLOT_USED))
 		return;
@@ -65,6 +67,10 @@ static void flag_count(struct fe_tab *t, uint32_t flags, int delta)
 	if (flags & FE_REC_XATTR)
 		__atomic_store_n(&t->root->nxattr,
 				 t->root->nxattr + (uint64_t)(int64_t)delta,
+				 __ATOMIC_RELAXED);
+	if (fe_rec_sgid_dir(mode, flags))
+		__atomic_store_n(&t->root->nsgid,
+				 t->root->nsgid + (uint64_t)(int64_t)delta,
 				 __ATOMIC_RELAXED);
 }
 
@@ -554,8 +560,8 @@ static int put_core(struct fe_tab *t, uint64_t dev, uint64_t ino,
 	}
 	flags = FE_SLOT_USED | (rec->flags & FE_REC_FLAGS & ~FE_REC_XATTR) |
 		(has_x ? FE_REC_XATTR : 0);
-	flag_count(t, s->flags, -1);
-	flag_count(t, flags, +1);
+	flag_count(t, s->flags, s->mode, -1);
+	flag_count(t, flags, rec->mode, +1);
 	SET(s, uid, rec->uid);
 	SET(s, gid, rec->gid);
 	SET(s, mode, (uint16_t)rec->mode);
@@ -614,7 +620,7 @@ bool fe_tab_del(struct fe_tab *t, uint64_t dev, uint64_t ino)
 	arr = in_old ? &t->old : &t->cur;
 	off = s->path;
 	flags = s->flags;
-	flag_count(t, flags, -1);
+	flag_count(t, flags, s->mode, -1);
 	slot_begin(s);
 	SET(s, flags, (uint16_t)FE_SLOT_TOMB);
 	SET(s, path, 0);

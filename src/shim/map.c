@@ -202,3 +202,16 @@ int fe_map_xattrs(void)
 		return -1;
 	return __atomic_load_n(&root->nxattr, __ATOMIC_RELAXED) != 0;
 }
+
+int fe_map_sgid_dirs(void)
+{
+	const struct fe_map_root *root;
+
+	if (atomic_load_explicit(&map_off, memory_order_relaxed))
+		return -1;
+	root = atomic_load_explicit(&mroot, memory_order_acquire);
+	if (!root && (fetch() < 0 || !(root = atomic_load_explicit(
+					   &mroot, memory_order_acquire))))
+		return -1;
+	return __atomic_load_n(&root->nsgid, __ATOMIC_RELAXED) != 0;
+}

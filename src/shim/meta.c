@@ -397,6 +397,7 @@ int fe_created(int dirfd, const char *path, int fd, int stat_flags,
 	need = S_ISDIR(st.st_mode) ? 0700 :
 	       S_ISREG(st.st_mode) || S_ISFIFO(st.st_mode) ? 0600 : 0;
 	want = (st.st_mode & 07777) | (setid & 07000);
+	fe_sgid_inherit(dirfd, path, fd, &st, &req.gid, &want);
 	real = (want | need) & 0777;
 	if (!S_ISLNK(st.st_mode) && real != (st.st_mode & 07777)) {
 		int saved = errno;

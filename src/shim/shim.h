@@ -203,6 +203,11 @@ bool fe_map_has_dev(void);
  * or -1 without the mapping.  Async-signal-safe; errno untouched. */
 int fe_map_xattrs(void);
 
+/* Whether the shared table holds a directory record whose faked mode is
+ * set-gid (root's nsgid): 1, 0 (a new file's parent needs no lookup), or
+ * -1 without the mapping.  Async-signal-safe; errno untouched. */
+int fe_map_sgid_dirs(void);
+
 /* The same for a real stat result and its birth-time tag. */
 static inline int fe_map_view_st(const struct stat *st, uint32_t btag,
 				 struct fe_view *v)
@@ -319,6 +324,19 @@ void fe_req_init(struct fe_req *req, uint16_t op, const struct stat *st,
  * creation itself has already happened and stands either way. */
 int fe_created(int dirfd, const char *path, int fd, int stat_flags,
 	       mode_t setid);
+
+/* --- set-gid directories (sgid.c) --- */
+
+/* The kernel's inode_init_owner() for the inode just created at
+ * dirfd+path (or fd when path is NULL), whose real stat is st: when its
+ * parent shows S_ISGID in the session, *gid becomes the parent's faked
+ * group, a directory gets S_ISGID in *perm, and a non-directory loses
+ * S_ISGID (with group-exec) unless the fake fsuid is 0 or in that group.
+ * *perm holds the permission bits that are to be recorded.  Looks the
+ * parent up only when the table has a set-gid directory, or when st shows
+ * that the kernel applied a real set-gid parent.  errno untouched. */
+void fe_sgid_inherit(int dirfd, const char *path, int fd, const struct stat *st,
+		     uint32_t *gid, mode_t *perm);
 
 /* --- xattrs (wrap_own.c, wrap_xattr.c) --- */
 

@@ -14,7 +14,7 @@
 /* The one core of the mknod family: dirfd+path as mknodat. */
 static int node_core(int dirfd, const char *path, mode_t mode, dev_t dev)
 {
-	mode_t type = mode & S_IFMT;
+	mode_t type = mode & S_IFMT, perm;
 	char pbuf[FE_PATH_MAX];
 	struct fe_req req;
 	struct fe_rep rep;
@@ -66,7 +66,9 @@ static int node_core(int dirfd, const char *path, mode_t mode, dev_t dev)
 	req.uid = fe_cred_fsuid();
 	req.gid = fe_cred_fsgid();
 	/* The kernel applied the umask to the bits it was given. */
-	req.mode = type | (st.st_mode & 0777) | (mode & 07000);
+	perm = (st.st_mode & 0777) | (mode & 07000);
+	fe_sgid_inherit(dirfd, path, -1, &st, &req.gid, &perm);
+	req.mode = type | perm;
 	req.rdev = dev;
 	r = fe_conn_call(&req, fe_abspath(dirfd, path, pbuf, sizeof(pbuf)),
 			 &rep);

@@ -224,7 +224,10 @@ static FILE *fopen_core(fe_openat_fn *ropen, const char *path,
  * cost a syscall on every fopen (fdopen's fcntl), 10% of an
  * fopen/fclose loop.  What is given up: clearing a stale record that a
  * file deleted out of the session's sight (its unlink never passed
- * through the shim) left at the inode number fopen's new file gets.
+ * through the shim) left at the inode number fopen's new file gets.  Not
+ * while the table holds a set-gid directory, whose group a new file may
+ * take (a real set-gid directory without a record shows group 0, as such
+ * a file does).
  */
 static bool fopen_passes(const char *path, const char *mode)
 {
@@ -234,7 +237,8 @@ static bool fopen_passes(const char *path, const char *mode)
 	for (const char *p = mode + 1; *p && *p != ','; p++)
 		if (*p == 'x')
 			return false; /* O_EXCL: new for sure, cheap to tell */
-	return fe_cred_fs_root() && !fe_unknown_is_real();
+	return fe_cred_fs_root() && !fe_unknown_is_real() &&
+	       fe_map_sgid_dirs() == 0;
 }
 
 static bool exists(const char *path)

@@ -497,6 +497,42 @@ static void test_ndev(void)
 	fe_tab_free(&t);
 }
 
+/* root->nsgid counts the directory records whose faked mode is
+ * set-gid: not a set-gid file, not a real mode, through replace, delete
+ * and growth. */
+static void test_nsgid(void)
+{
+	struct fe_tab t;
+	struct fe_rec sgid = {
+	    .gid = 50, .mode = S_IFDIR | 02775, .flags = FE_REC_MODE_SET};
+	struct fe_rec plain = {
+	    .gid = 50, .mode = S_IFDIR | 0775, .flags = FE_REC_MODE_SET};
+	struct fe_rec file = {.mode = S_IFREG | 02755,
+			      .flags = FE_REC_MODE_SET};
+	struct fe_rec owner = {.gid = 50, .mode = S_IFDIR | 02775};
+
+	CHECK("nsgid: init", fe_tab_init(&t, 8) == 0 && t.root->nsgid == 0);
+	fe_tab_put(&t, 1, 1, &sgid, NULL);
+	fe_tab_put(&t, 1, 2, &file, NULL);
+	fe_tab_put(&t, 1, 3, &owner, NULL);
+	CHECK("nsgid: a set-gid file and a mode not faked are not counted",
+	      t.root->nsgid == 1);
+	fe_tab_put(&t, 1, 1, &sgid, NULL);
+	CHECK("nsgid: replacing it with itself", t.root->nsgid == 1);
+	fe_tab_put(&t, 1, 1, &plain, NULL);
+	CHECK("nsgid: chmod g-s", t.root->nsgid == 0);
+	fe_tab_put(&t, 1, 1, &sgid, NULL);
+	fe_tab_del(&t, 1, 1);
+	CHECK("nsgid: deleting it", t.root->nsgid == 0);
+	for (uint64_t i = 10; i < 5000; i++)
+		fe_tab_put(&t, 1, i, &sgid, NULL);
+	while (fe_tab_rehash_step(&t, 64))
+		;
+	CHECK("nsgid: growth moves records, not the count",
+	      t.root->nsgid == 4990);
+	fe_tab_free(&t);
+}
+
 /* The MAP request: checked like any other, answered with the fds'
  * count; the root says whether files without a record show their real
  * owner. */
@@ -537,6 +573,7 @@ int main(void)
 	test_rules();
 	test_map_op();
 	test_ndev();
+	test_nsgid();
 	test_agree();
 	test_torn();
 	test_grow_concurrent();

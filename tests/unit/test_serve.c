@@ -377,6 +377,20 @@ static void test_get_chown_chmod(void)
 	      rep_is(FE_R_FOUND, 5, 0, DIR_(06755), 0));
 	drop();
 
+	chown_(FE_F_GID, 0, 50, DIR_(02775));
+	CHECK("CHOWN of a directory set-gid for real records its mode",
+	      rep_is(FE_R_FOUND, 0, 50, DIR_(02775), 0) &&
+		  srv.tab.root->nsgid == 1);
+	get(DIR_(0775));
+	CHECK("... and shows it whatever the real mode",
+	      rep_is(FE_R_FOUND, 0, 50, DIR_(02775), 0));
+	drop();
+	chown_(FE_F_GID, 0, 50, DIR_(0775));
+	CHECK("CHOWN of a plain directory records no mode",
+	      rep_is(FE_R_FOUND, 0, 50, DIR_(0775), 0) &&
+		  srv.tab.root->nsgid == 0);
+	drop();
+
 	chmod_(0600, DIR_(0755));
 	CHECK("CHMOD on a directory", rep_is(FE_R_FOUND, 0, 0, DIR_(0600), 0));
 	get(DIR_(0700));

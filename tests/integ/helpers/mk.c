@@ -10,6 +10,7 @@
  *   symlink|symlinkat TARGET PATH
  *   link|linkat|linkat-follow OLD NEW
  *   mkstemp TEMPLATE                          (prints the name)
+ *   tmpfile DIR NAME      open(DIR, O_TMPFILE), then linked in as NAME
  * -f sets the fs ids (setfsgid, setfsuid), -e the effective ids (setegid,
  * seteuid) before the call.  Prints "ok" on success.
  */
@@ -62,7 +63,7 @@ int main(int argc, char **argv)
 	call = argv[i];
 	path = argv[i + 1];
 	/* A third argument is a mode, except for the link calls. */
-	int is_link = strstr(call, "link") != NULL;
+	int is_link = strstr(call, "link") != NULL || !strcmp(call, "tmpfile");
 
 	m = argc - i > 2 && !is_link ? omode(argv[i + 2]) : 0644;
 	const int cf = O_WRONLY | O_CREAT | O_CLOEXEC;
@@ -132,6 +133,17 @@ int main(int argc, char **argv)
 		if (r >= 0) {
 			printf("%s\n", buf);
 			return 0;
+		}
+	} else if (!strcmp(call, "tmpfile")) {
+		char proc[64];
+
+		if (argc - i != 3)
+			return usage("mk tmpfile DIR NAME");
+		r = fd = open(path, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0644);
+		if (r >= 0) {
+			snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+			r = linkat(AT_FDCWD, proc, AT_FDCWD, argv[i + 2],
+				   AT_SYMLINK_FOLLOW);
 		}
 	} else {
 		if (argc - i != 3)
