@@ -39,6 +39,27 @@ static void mark(struct okey *keys, size_t n, const struct stat *st)
 		hit->open = true;
 }
 
+/* Whether the process of /proc/<pid> (pfd) is a zombie: it has no fds
+ * left, and its fd directory refuses everyone. */
+static bool zombie(int pfd)
+{
+	char buf[512];
+	const char *p;
+	ssize_t n;
+	int fd = openat(pfd, "stat", O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return false;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	buf[n] = '\0';
+	/* "pid (comm) S ...": comm may hold anything, ')' included. */
+	p = strrchr(buf, ')');
+	return p && p[1] == ' ' && (p[2] == 'Z' || p[2] == 'X');
+}
+
 /* Mark what the process of /proc/<name> has open.  Returns 0, or -EACCES
  * when a process of ours could not be looked into. */
 static int scan_pid(int procfd, const char *name, uid_t me, struct okey *keys,
@@ -61,9 +82,14 @@ static int scan_pid(int procfd, const char *name, uid_t me, struct okey *keys,
 	if (fstatat(pfd, "root", &st, 0) == 0)
 		mark(keys, n, &st);
 	ffd = openat(pfd, "fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (ffd < 0) {
+		int err = errno;
+		bool z = zombie(pfd);
+
+		close(pfd);
+		return err == ENOENT || z ? 0 : -EACCES;
+	}
 	close(pfd);
-	if (ffd < 0)
-		return errno == ENOENT ? 0 : -EACCES;
 	d = fdopendir(ffd);
 	if (!d) {
 		close(ffd);
