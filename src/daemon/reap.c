@@ -116,6 +116,8 @@ long fe_reap_orphans(struct fe_srv *s)
 
 	if (!cap)
 		return 0;
+	/* Whatever happens, the next try waits for twice as many. */
+	s->reap_kept = s->orphans;
 	keys = malloc(cap * sizeof(*keys));
 	if (!keys)
 		return -ENOMEM;

@@ -46,7 +46,9 @@ static int no_statx;
 #define STATX_FLAGS (AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH | AT_NO_AUTOMOUNT)
 
 /* statx of dirfd+path, as much as a stat gives and the birth time.
- * Returns 0, -errno, or 1 when statx cannot be had here. */
+ * Returns 0, -errno, or 1 when statx cannot be had here.  The stat
+ * family never triggers an automount (statx(2): it acts as with
+ * AT_NO_AUTOMOUNT), so its callers pass that flag. */
 static int sys_statx(int dirfd, const char *path, int flags, struct statx *stx)
 {
 	int saved = errno;
@@ -102,7 +104,8 @@ int fe_sys_statat(int dirfd, const char *path, int flags, struct stat *st,
 {
 	struct statx stx;
 	int r = sizeof(st->st_ino) == 8 && sizeof(long) == 8 ?
-			sys_statx(dirfd, path, flags, &stx) : 1;
+			sys_statx(dirfd, path, flags | AT_NO_AUTOMOUNT, &stx) :
+			1;
 
 	*btag = 0;
 	if (r == 1)
@@ -119,7 +122,8 @@ int fe_sys_statat64(int dirfd, const char *path, int flags,
 {
 	struct statx stx;
 	int r = sizeof(struct stat64) == sizeof(struct stat) ?
-			sys_statx(dirfd, path, flags, &stx) : 1;
+			sys_statx(dirfd, path, flags | AT_NO_AUTOMOUNT, &stx) :
+			1;
 
 	*btag = 0;
 	if (r == 1) {
