@@ -177,41 +177,41 @@ int fe_map_view(uint64_t dev, uint64_t ino, uint32_t btag, uint32_t real_mode,
 	return r;
 }
 
-bool fe_map_has_dev(void)
+/* The root of the table, mapped now if it was not yet, or NULL without
+ * the mapping. */
+static const struct fe_map_root *root_now(void)
 {
 	const struct fe_map_root *root;
 
 	if (atomic_load_explicit(&map_off, memory_order_relaxed))
-		return false;
+		return NULL;
 	root = atomic_load_explicit(&mroot, memory_order_acquire);
-	if (!root && (fetch() < 0 || !(root = atomic_load_explicit(
-					   &mroot, memory_order_acquire))))
-		return false;
-	return __atomic_load_n(&root->ndev, __ATOMIC_RELAXED) != 0;
+	if (!root && fetch() == 0)
+		root = atomic_load_explicit(&mroot, memory_order_acquire);
+	return root;
+}
+
+bool fe_map_has_dev(void)
+{
+	const struct fe_map_root *root = root_now();
+
+	return root && __atomic_load_n(&root->ndev, __ATOMIC_RELAXED) != 0;
 }
 
 int fe_map_xattrs(void)
 {
-	const struct fe_map_root *root;
+	const struct fe_map_root *root = root_now();
 
-	if (atomic_load_explicit(&map_off, memory_order_relaxed))
-		return -1;
-	root = atomic_load_explicit(&mroot, memory_order_acquire);
-	if (!root && (fetch() < 0 || !(root = atomic_load_explicit(
-					   &mroot, memory_order_acquire))))
+	if (!root)
 		return -1;
 	return __atomic_load_n(&root->nxattr, __ATOMIC_RELAXED) != 0;
 }
 
 int fe_map_sgid_dirs(void)
 {
-	const struct fe_map_root *root;
+	const struct fe_map_root *root = root_now();
 
-	if (atomic_load_explicit(&map_off, memory_order_relaxed))
-		return -1;
-	root = atomic_load_explicit(&mroot, memory_order_acquire);
-	if (!root && (fetch() < 0 || !(root = atomic_load_explicit(
-					   &mroot, memory_order_acquire))))
+	if (!root)
 		return -1;
 	return __atomic_load_n(&root->nsgid, __ATOMIC_RELAXED) != 0;
 }

@@ -15,6 +15,7 @@
 #include "common/util.h"
 #include "daemon/serve.h"
 #include "journal/journal.h"
+#include "../unit/jnlset.h"
 
 static const char *top;
 static int failed;
@@ -35,36 +36,17 @@ static void write_file(const char *sub, const char *name, const void *buf,
 		close(fd);
 }
 
-struct set {
-	const struct fe_jnl_rec *r;
-	size_t n;
-};
-
-static int emit(struct fe_jnl_w *w, int fd, void *ctx)
-{
-	const struct set *s = ctx;
-	uint64_t str = 0;
-
-	for (size_t i = 0; i < s->n; i++)
-		str += fe_jnl_str_len(&s->r[i]);
-	fe_jnl_w_begin(w, fd, s->n, str, 1764762000);
-	for (size_t i = 0; i < s->n; i++)
-		fe_jnl_w_rec(w, &s->r[i]);
-	for (size_t i = 0; i < s->n; i++)
-		fe_jnl_w_str(w, &s->r[i]);
-	return fe_jnl_w_end(w);
-}
-
 static void journal(const char *name, const struct fe_jnl_rec *r, size_t n)
 {
-	struct set s = {r, n};
+	struct jnl_set s = {r, n, 1764762000};
 	struct fe_jnl_view v;
 	unsigned char *buf;
 	char path[4096], why[256];
 	size_t len;
 
 	snprintf(path, sizeof(path), "%s/journal/%s", top, name);
-	if (fe_jnl_save(path, emit, &s) || fe_jnl_read_file(path, &buf, &len)) {
+	if (fe_jnl_save(path, jnl_set_emit, &s) ||
+	    fe_jnl_read_file(path, &buf, &len)) {
 		fprintf(stderr, "seeds: %s: cannot write\n", path);
 		failed = 1;
 		return;

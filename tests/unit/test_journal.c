@@ -17,6 +17,7 @@
 
 #include "journal/crc32c.h"
 #include "journal/journal.h"
+#include "jnlset.h"
 #include "unit.h"
 
 /* Offsets of the layout in journal.h, as a reader outside the codec
@@ -69,28 +70,6 @@ static enum fe_jnl_err parse(const unsigned char *b, size_t len)
 	return fe_jnl_parse(b, len, &v, why, sizeof(why));
 }
 
-/* A set of records and what fe_jnl_save() is to write of them. */
-struct set {
-	const struct fe_jnl_rec *r;
-	size_t n;
-	int64_t written;
-};
-
-static int emit_set(struct fe_jnl_w *w, int fd, void *ctx)
-{
-	const struct set *s = ctx;
-	uint64_t str = 0;
-
-	for (size_t i = 0; i < s->n; i++)
-		str += fe_jnl_str_len(&s->r[i]);
-	fe_jnl_w_begin(w, fd, s->n, str, s->written);
-	for (size_t i = 0; i < s->n; i++)
-		fe_jnl_w_rec(w, &s->r[i]);
-	for (size_t i = 0; i < s->n; i++)
-		fe_jnl_w_str(w, &s->r[i]);
-	return fe_jnl_w_end(w);
-}
-
 static char *file_in_dir(const char *name)
 {
 	static char buf[256];
@@ -100,12 +79,12 @@ static char *file_in_dir(const char *name)
 }
 
 /* Save s to dir/name and read it back; NULL on failure. */
-static unsigned char *build(const struct set *s, const char *name, size_t *len)
+static unsigned char *build(const struct jnl_set *s, const char *name, size_t *len)
 {
 	unsigned char *b;
 	const char *path = file_in_dir(name);
 
-	if (fe_jnl_save(path, emit_set, (void *)s) ||
+	if (fe_jnl_save(path, jnl_set_emit, (void *)s) ||
 	    fe_jnl_read_file(path, &b, len))
 		return NULL;
 	return b;
@@ -280,7 +259,7 @@ static void test_big(void)
 {
 	static struct fe_jnl_rec recs[N_BIG];
 	static char paths[N_BIG][24];
-	struct set s = {recs, N_BIG, 7};
+	struct jnl_set s = {recs, N_BIG, 7};
 	struct fe_jnl_view v;
 	struct fe_jnl_rec got;
 	unsigned char *b;
@@ -312,7 +291,7 @@ static void test_big(void)
 static void test_round_trip(void)
 {
 	struct fe_jnl_rec recs[16], got;
-	struct set s = {recs, 0, 1764762000};
+	struct jnl_set s = {recs, 0, 1764762000};
 	struct fe_jnl_view v;
 	unsigned char *b;
 	size_t len, pos, nl, vl, count;
@@ -386,7 +365,7 @@ static size_t n_small;
 
 static unsigned char *small_journal(size_t *len)
 {
-	struct set s = {small, 0, 1000};
+	struct jnl_set s = {small, 0, 1000};
 	static unsigned char xa[128];
 	size_t xl = 0;
 
@@ -780,7 +759,7 @@ static int emit_misuse(struct fe_jnl_w *w, int fd, void *ctx)
 
 static void test_save(void)
 {
-	struct set s = {small, 0, 5};
+	struct jnl_set s = {small, 0, 5};
 	unsigned char *old, *now;
 	size_t old_len, now_len;
 	const char *path;
@@ -819,12 +798,12 @@ static void test_save(void)
 		free(now);
 	}
 	CHECK("save: no such directory",
-	      fe_jnl_save("/nonexistent-fakeenv-dir/j", emit_set, &s) ==
+	      fe_jnl_save("/nonexistent-fakeenv-dir/j", jnl_set_emit, &s) ==
 		  -ENOENT);
 	s.n = 1;
 	now = NULL;
 	CHECK("save replaces the journal",
-	      fe_jnl_save(path, emit_set, &s) == 0 &&
+	      fe_jnl_save(path, jnl_set_emit, &s) == 0 &&
 		  fe_jnl_read_file(path, &now, &now_len) == 0 &&
 		  now_len != old_len && parse(now, now_len) == FE_JNL_OK &&
 		  dir_entries() == entries);

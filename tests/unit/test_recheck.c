@@ -12,6 +12,7 @@
 
 #include "journal/journal.h"
 #include "journal/recheck.h"
+#include "jnlset.h"
 #include "unit.h"
 
 static void test_type(void)
@@ -98,38 +99,18 @@ static void test_locate(void)
 	close(fd);
 }
 
-struct set {
-	const struct fe_jnl_rec *r;
-	size_t n;
-};
-
-static int emit_set(struct fe_jnl_w *w, int fd, void *ctx)
-{
-	const struct set *s = ctx;
-	uint64_t str = 0;
-
-	for (size_t i = 0; i < s->n; i++)
-		str += fe_jnl_str_len(&s->r[i]);
-	fe_jnl_w_begin(w, fd, s->n, str, 0);
-	for (size_t i = 0; i < s->n; i++)
-		fe_jnl_w_rec(w, &s->r[i]);
-	for (size_t i = 0; i < s->n; i++)
-		fe_jnl_w_str(w, &s->r[i]);
-	return fe_jnl_w_end(w);
-}
-
 /* The journal of n records r, saved and read back into *buf. */
 static int unit_journal(const struct fe_jnl_rec *r, size_t n,
 			unsigned char **buf, size_t *len)
 {
 	char path[] = "/tmp/fe-devmap-j-XXXXXX";
-	struct set set = { r, n };
+	struct jnl_set set = { r, n, 0 };
 	int fd = mkstemp(path), e;
 
 	if (fd < 0)
 		return -1;
 	close(fd);
-	e = fe_jnl_save(path, emit_set, &set) ||
+	e = fe_jnl_save(path, jnl_set_emit, &set) ||
 	    fe_jnl_read_file(path, buf, len);
 	unlink(path);
 	return e ? -1 : 0;
