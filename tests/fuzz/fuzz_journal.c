@@ -31,7 +31,9 @@ static void check_records(const struct fe_jnl_view *v)
 
 		fe_jnl_get(v, i, &r);
 		if (strlen(r.path) != r.path_len ||
-		    (r.flags & ~(FE_JNL_MODE_SET | FE_JNL_DEV_SET)) ||
+		    (r.flags & ~(FE_JNL_MODE_SET | FE_JNL_DEV_SET |
+				 FE_JNL_ORPHAN)) ||
+		    r.reserved ||
 		    (r.mode & ~(uint32_t)(S_IFMT | 07777)) ||
 		    (r.rdev && !(r.flags & FE_JNL_DEV_SET)))
 			__builtin_trap();
