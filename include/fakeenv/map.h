@@ -125,6 +125,22 @@ struct fe_map_root {
 };
 _Static_assert(sizeof(struct fe_map_root) == 64, "root layout");
 
+/*
+ * The pending counters: one memfd of FE_PEND_BUCKETS 32-bit counters,
+ * mapped read-write by every process of the session (the one part of
+ * the table that readers write).  A process sending a one-way change
+ * that shows in stat (fe_op_pends()) adds 1 to the counter of its key's
+ * bucket (fe_pend_bucket()) before it sends, and the daemon takes 1 away
+ * once the change is in the table (a release after the slot's writes).
+ * A reader that finds its bucket's counter 0 (acquire) reads the table;
+ * one that finds it busy asks the daemon, whose GET first applies every
+ * change queued on any connection.  So a change that returned is seen by
+ * every read that starts after it.  A counter a killed sender left
+ * raised only sends that bucket's readers to the daemon: slower, still
+ * right.
+ */
+#define FE_PEND_BUCKETS 4096u
+
 /* Bytes of an array memfd of cap slots. */
 static inline uint64_t fe_map_arr_size(uint64_t cap)
 {

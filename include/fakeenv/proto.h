@@ -40,7 +40,7 @@
 #define FE_XATTR_REC_MAX (1u << 20)
 
 /* Most fds a MAP reply carries. */
-#define FE_MAP_FDS 3
+#define FE_MAP_FDS 4
 
 /* Request flags: which of uid, gid, mode, rdev carry a new value. */
 #define FE_F_UID  0x1u
@@ -52,6 +52,13 @@
  * them, as the kernel. */
 #define FE_F_XCREATE  0x10u
 #define FE_F_XREPLACE 0x20u
+/* A change sent one-way: the daemon sends no reply.  For the ops that
+ * change what stat shows (fe_op_pends()), the sender raised the pending
+ * counter of the key's bucket (fakeenv/map.h) before sending, and the
+ * daemon lowers it once the change is in the table; a failure the
+ * daemon meets is counted (fe_status.lost) and logged, and turns the
+ * launcher's exit status to 125. */
+#define FE_F_ONEWAY   0x80u
 /* RENAMEDIR only: renameat2(RENAME_EXCHANGE); the two paths swapped
  * places, so the records under each take the other's prefix. */
 #define FE_F_XCHG 0x40u
@@ -134,9 +141,15 @@ _Static_assert(FE_TAIL_MAX >= 2 * FE_PATH_MAX, "RENAMEDIR fits");
  *         records written and count[1] = bytes.
  * STATUS  reply one struct fe_status instead of a struct fe_rep.
  * MAP     reply count[0] = n, with n fds passed as SCM_RIGHTS: the
- *         read-only memfds of the shared table (fakeenv/map.h), root,
- *         cur, then old while a rehash is in progress.  err -ENOSYS: the
- *         table is not shared; readers ask with GET.
+ *         memfds of the shared table (fakeenv/map.h): root (read-only),
+ *         the pending counters (read-write), cur, then old while a
+ *         rehash is in progress (read-only).  err -ENOSYS: the table is
+ *         not shared; readers ask with GET, writers wait for replies.
+ *
+ * Order.  GET, XGET, XLIST, STATS, STATUS and CHECKPOINT first apply
+ * every one-way change already queued on any connection (a drain): a
+ * change that returned in any process before a read started is in the
+ * table when the read is answered.
  *
  * The xattrs the daemon keeps (the names a real filesystem refuses to an
  * unprivileged user: security.*, trusted.*, system.posix_acl_access and
@@ -164,17 +177,18 @@ _Static_assert(FE_TAIL_MAX >= 2 * FE_PATH_MAX, "RENAMEDIR fits");
  */
 #define FE_OPS(X)                                                   \
 	X(GET,     0,                                FE_TAIL_NONE)  \
-	X(CHOWN,   FE_F_UID | FE_F_GID,              FE_TAIL_OPT)   \
-	X(CHMOD,   FE_F_MODE,                        FE_TAIL_OPT)   \
+	X(CHOWN,   FE_F_UID | FE_F_GID | FE_F_ONEWAY, FE_TAIL_OPT)  \
+	X(CHMOD,   FE_F_MODE | FE_F_ONEWAY,          FE_TAIL_OPT)   \
 	X(MKNOD,   FE_F_UID | FE_F_GID | FE_F_MODE | FE_F_RDEV,     \
 	                                             FE_TAIL_OPT)   \
-	X(CREATE,  FE_F_UID | FE_F_GID | FE_F_MODE,  FE_TAIL_OPT)   \
-	X(DROP,    0,                                FE_TAIL_NONE)  \
-	X(RENAME,  0,                                FE_TAIL_REQ)   \
+	X(CREATE,  FE_F_UID | FE_F_GID | FE_F_MODE | FE_F_ONEWAY,   \
+	                                             FE_TAIL_OPT)   \
+	X(DROP,    FE_F_ONEWAY,                      FE_TAIL_NONE)  \
+	X(RENAME,  FE_F_ONEWAY,                      FE_TAIL_REQ)   \
 	X(SESSION, 0,                                FE_TAIL_NONE)  \
 	X(DETACH,  0,                                FE_TAIL_NONE)  \
 	X(STATS,   0,                                FE_TAIL_NONE)  \
-	X(RENAMEDIR, FE_F_XCHG,                      FE_TAIL_TWO)   \
+	X(RENAMEDIR, FE_F_XCHG | FE_F_ONEWAY,        FE_TAIL_TWO)   \
 	X(CHECKPOINT, 0,                             FE_TAIL_NONE)  \
 	X(STATUS,  0,                                FE_TAIL_NONE)  \
 	X(MAP,     0,                                FE_TAIL_NONE)  \
@@ -182,6 +196,12 @@ _Static_assert(FE_TAIL_MAX >= 2 * FE_PATH_MAX, "RENAMEDIR fits");
 	X(XGET,    0,                                FE_TAIL_X)     \
 	X(XLIST,   0,                                FE_TAIL_X)     \
 	X(XDEL,    0,                                FE_TAIL_X)
+
+/* Whether a one-way op changes what stat shows, so that its sender raised
+ * a pending counter that the daemon lowers (DROP makes an orphan and
+ * RENAME moves a path: neither shows in a stat). */
+#define fe_op_pends(op) ((op) == FE_OP_CHOWN || (op) == FE_OP_CHMOD || \
+			 (op) == FE_OP_CREATE)
 
 enum fe_op {
 	FE_OP_NONE = 0, /* never valid on the wire */
@@ -263,7 +283,9 @@ struct fe_status {
 				     kept while they may be open */
 	uint64_t reaped;          /* orphans dropped since the start: no
 				     process had them open */
-	uint64_t pad;             /* zero */
+	uint64_t lost;            /* one-way changes the daemon could not
+				     store (out of memory): the session's
+				     state is wrong for them */
 };
 _Static_assert(sizeof(struct fe_status) == 160, "bump FE_PROTO_VERSION");
 

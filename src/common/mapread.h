@@ -37,6 +37,14 @@ static inline void fe_map_relax(void)
 #endif
 }
 
+/* The pending counter of (dev, ino) in the FE_PEND_BUCKETS counters at
+ * pend (fakeenv/map.h): high bits of the key's hash, so that a bucket is
+ * not one run of table slots. */
+static inline uint32_t *fe_pend_at(uint32_t *pend, uint64_t dev, uint64_t ino)
+{
+	return &pend[(fe_hash_key(dev, ino) >> 40) & (FE_PEND_BUCKETS - 1)];
+}
+
 /*
  * Copy the slot at s into *out with the seq protocol.  Returns 0, or
  * -EAGAIN when the slot was being written on every try.

@@ -90,6 +90,11 @@ struct loop {
 		struct fe_req req; /* alignment for the header */
 		char bytes[FE_REQ_BUF];
 	} buf;
+	union {
+		struct fe_req req;
+		char bytes[FE_REQ_BUF];
+	} dbuf;                /* drain()'s: buf holds the request that
+				  asked for the drain */
 };
 
 static long long now_us(void)
@@ -510,6 +515,7 @@ static void status(struct loop *lp, struct conn *c)
 		.stale = lp->srv.stale,
 		.orphans = lp->srv.orphans,
 		.reaped = lp->srv.reaped,
+		.lost = lp->srv.lost,
 	};
 
 	if (lp->cfg->save)
@@ -534,6 +540,71 @@ static void read_signals(struct loop *lp)
 }
 
 /* Serve the messages waiting on c, up to MSGS_PER_WAKE; may close c. */
+/* Carry out every one-way change queued on c, up to the first message
+ * that is not one (left for conn_input(), which checks it as usual). */
+static void drain_conn(struct loop *lp, struct conn *c)
+{
+	for (;;) {
+		struct fe_req h;
+		struct fe_rep rep;
+		const char *why;
+		ssize_t n = recv(c->fd, &h, sizeof(h), MSG_PEEK | MSG_DONTWAIT);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n != (ssize_t)sizeof(h) || !(h.flags & FE_F_ONEWAY))
+			return;
+		n = recv(c->fd, lp->dbuf.bytes, sizeof(lp->dbuf.bytes),
+			 MSG_TRUNC | MSG_DONTWAIT);
+		if (n <= 0)
+			return;
+		if (fe_req_check(lp->dbuf.bytes, (size_t)n, &why) < 0) {
+			fe_log("daemon: pid %d: bad request (%s, %ld bytes): "
+			       "closing its connection",
+			       (int)c->peer, why, (long)n);
+			conn_close(lp, c);
+			return;
+		}
+		fe_serve_req(&lp->srv, &c->sess, &lp->dbuf.req,
+			     lp->dbuf.req.tail_len ?
+				     lp->dbuf.bytes + sizeof(struct fe_req) :
+				     NULL,
+			     &rep);
+	}
+}
+
+/*
+ * Before a request that reads or changes records in reply (GET, the
+ * xattr ops, MKNOD, STATS, STATUS, CHECKPOINT): every one-way change
+ * already queued anywhere goes into the table first, so that a change
+ * that returned before the request was sent is in the answer, whichever
+ * connection it came by.  Connections still in the listen queue (a vfork
+ * child's, sent and closed at once) are taken first.  O(clients) peeks.
+ */
+static void drain(struct loop *lp, struct conn *self)
+{
+	struct conn *c, *next;
+
+	accept_all(lp);
+	for (c = lp->conns; c; c = next) {
+		next = c->next;
+		if (c != self && !c->ckpt_wait)
+			drain_conn(lp, c);
+	}
+	if (lp->srv.orphans >= fe_reap_next(&lp->srv))
+		reap(lp);
+}
+
+/* The requests that go without a drain: one-way changes themselves
+ * (each connection is applied in order) and the session's own
+ * bookkeeping.  A change waiting for its reply drains: it must land
+ * after every change that returned before it was made. */
+static bool needs_drain(const struct fe_req *req)
+{
+	return !(req->flags & FE_F_ONEWAY) && req->op != FE_OP_MAP &&
+	       req->op != FE_OP_SESSION && req->op != FE_OP_DETACH;
+}
+
 static void conn_input(struct loop *lp, struct conn *c, uint32_t events)
 {
 	if (c->ckpt_wait) {
@@ -574,6 +645,8 @@ static void conn_input(struct loop *lp, struct conn *c, uint32_t events)
 			conn_close(lp, c);
 			return;
 		}
+		if (needs_drain(&lp->buf.req))
+			drain(lp, c);
 		if (lp->buf.req.op == FE_OP_STATUS) {
 			status(lp, c);
 			return; /* c may be gone */
@@ -599,6 +672,8 @@ static void conn_input(struct loop *lp, struct conn *c, uint32_t events)
 			if (lp->srv.orphans >= fe_reap_next(&lp->srv))
 				reap(lp);
 		}
+		if (lp->buf.req.flags & FE_F_ONEWAY)
+			continue; /* no reply: the sender is not waiting */
 		if (!reply_to(lp, c, &rep, sizeof(rep),
 			      lp->buf.req.op == FE_OP_MAP))
 			return;

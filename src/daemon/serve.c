@@ -1170,4 +1170,13 @@ void fe_serve_req(struct fe_srv *s, struct fe_sess *sess,
 		/* fe_req_check() let no other op through. */
 		rep->err = -EPROTO;
 	}
+	if (req->flags & FE_F_ONEWAY) {
+		/* Lowered even for a change that failed: its readers must
+		 * not wait on it for ever.  Nobody hears of the failure but
+		 * the count. */
+		if (fe_op_pends(req->op))
+			fe_tab_pend_done(&s->tab, req->dev, req->ino);
+		if (rep->err)
+			s->lost++;
+	}
 }

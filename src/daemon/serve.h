@@ -37,6 +37,7 @@ struct fe_srv {
 	uint64_t orphans;      /* records with FE_REC_ORPHAN now */
 	uint64_t reaped;       /* orphans dropped since start */
 	uint64_t reap_kept;    /* orphans the last reap found still open */
+	uint64_t lost;         /* one-way changes that failed (ENOMEM) */
 };
 
 /* A connection's session, set by SESSION and DETACH. */

@@ -14,6 +14,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "common/mapread.h"
 #include "common/util.h"
 
 #define TAB_MIN_CAP 8u
@@ -36,6 +37,21 @@ static void slot_end(struct fe_slot *s)
 }
 
 #define SET(s, field, v) __atomic_store_n(&(s)->field, (v), __ATOMIC_RELAXED)
+
+#define PEND_SIZE (FE_PEND_BUCKETS * sizeof(uint32_t))
+
+void fe_tab_pend_done(struct fe_tab *t, uint64_t dev, uint64_t ino)
+{
+	uint32_t *c;
+
+	if (!t->pend)
+		return;
+	c = fe_pend_at(t->pend, dev, ino);
+	/* A counter that is 0 was not raised by an honest sender: leave
+	 * it, rather than wrap it to 4 billion. */
+	if (__atomic_load_n(c, __ATOMIC_RELAXED))
+		__atomic_fetch_sub(c, 1, __ATOMIC_RELEASE);
+}
 
 /* The same bracket around a change of the root's cur_id/old_id. */
 static void root_publish(struct fe_tab *t)
@@ -81,7 +97,7 @@ static void flag_count(struct fe_tab *t, uint32_t flags, uint32_t mode,
  * memory and *rofd = -1: the table works, readers fall back to GET.
  * Returns the mapping or NULL.
  */
-static void *shm_alloc(size_t size, const char *name, int *rofd)
+static void *shm_alloc_fd(size_t size, const char *name, int *rofd, bool rw)
 {
 	char proc[64];
 	void *p;
@@ -102,6 +118,10 @@ static void *shm_alloc(size_t size, const char *name, int *rofd)
 		close(fd);
 		return NULL;
 	}
+	if (rw) {
+		*rofd = fd;
+		return p;
+	}
 	/* A read-only open of the same memfd: readers cannot map it
 	 * writable.  Without /proc, the read-write fd is what they get. */
 	fe_fmt(proc, sizeof(proc), "/proc/self/fd/%d", fd);
@@ -115,6 +135,11 @@ private:
 	p = mmap(NULL, size, PROT_READ | PROT_WRITE,
 		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	return p == MAP_FAILED ? NULL : p;
+}
+
+static void *shm_alloc(size_t size, const char *name, int *rofd)
+{
+	return shm_alloc_fd(size, name, rofd, false);
 }
 
 static void shm_free(void *p, size_t size, int fd)
@@ -206,7 +231,7 @@ int fe_tab_init(struct fe_tab *t, size_t min_cap)
 	int r;
 
 	memset(t, 0, sizeof(*t));
-	t->cur.fd = t->old.fd = t->root_fd = -1;
+	t->cur.fd = t->old.fd = t->root_fd = t->pend_fd = -1;
 	while (cap < min_cap) {
 		if (cap > SIZE_MAX / 2 / sizeof(struct fe_slot))
 			return -ENOMEM;
@@ -220,13 +245,21 @@ int fe_tab_init(struct fe_tab *t, size_t min_cap)
 		r = -ENOMEM;
 		goto out_free_arena;
 	}
+	/* The pending counters, which every reader maps read-write. */
+	t->pend = shm_alloc_fd(PEND_SIZE, "fakeenv-pend", &t->pend_fd, true);
+	if (!t->pend) {
+		r = -ENOMEM;
+		goto out_free_root;
+	}
 	r = arr_alloc(t, &t->cur, cap);
 	if (r < 0)
-		goto out_free_root;
+		goto out_free_pend;
 	t->root->magic = FE_MAP_MAGIC_ROOT;
 	t->root->version = FE_MAP_VERSION;
 	root_publish(t);
 	return 0;
+out_free_pend:
+	shm_free(t->pend, PEND_SIZE, t->pend_fd);
 out_free_root:
 	shm_free(t->root, sizeof(*t->root), t->root_fd);
 out_free_arena:
@@ -239,18 +272,21 @@ void fe_tab_free(struct fe_tab *t)
 	arr_free(&t->cur);
 	arr_free(&t->old);
 	shm_free(t->root, sizeof(*t->root), t->root_fd);
+	shm_free(t->pend, PEND_SIZE, t->pend_fd);
 	fe_arena_free(&t->arena);
 	memset(t, 0, sizeof(*t));
-	t->cur.fd = t->old.fd = t->root_fd = -1;
+	t->cur.fd = t->old.fd = t->root_fd = t->pend_fd = -1;
 }
 
-int fe_tab_map_fds(const struct fe_tab *t, int fds[3])
+int fe_tab_map_fds(const struct fe_tab *t, int fds[FE_MAP_FDS])
 {
 	int n = 0;
 
-	if (t->root_fd < 0 || t->cur.fd < 0 || (t->old.hdr && t->old.fd < 0))
+	if (t->root_fd < 0 || t->pend_fd < 0 || t->cur.fd < 0 ||
+	    (t->old.hdr && t->old.fd < 0))
 		return -ENOSYS;
 	fds[n++] = t->root_fd;
+	fds[n++] = t->pend_fd;
 	fds[n++] = t->cur.fd;
 	if (t->old.hdr)
 		fds[n++] = t->old.fd;

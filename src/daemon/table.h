@@ -37,6 +37,7 @@
 
 #include "arena.h"
 #include "fakeenv/map.h"
+#include "fakeenv/proto.h"
 
 /* Slot states, record flags and struct fe_slot are in fakeenv/map.h: the
  * slot arrays are shared read-only with every process of the session. */
@@ -75,6 +76,9 @@ struct fe_tab {
 	struct fe_arena arena; /* the paths */
 	struct fe_map_root *root; /* names cur and old for readers */
 	int root_fd;           /* read-only fd of root's memfd, or -1 */
+	uint32_t *pend;        /* FE_PEND_BUCKETS pending counters
+				  (fakeenv/map.h), shared read-write */
+	int pend_fd;           /* their memfd, read-write, or -1 */
 	uint64_t next_id;      /* id of the next array */
 };
 
@@ -146,10 +150,15 @@ bool fe_tab_rehash_step(struct fe_tab *t, size_t n);
 /* True while a rehash is in progress. */
 bool fe_tab_rehashing(const struct fe_tab *t);
 
-/* The fds a reader maps (root, cur, then old while a rehash is in
- * progress) into fds[0..2], still owned by the table.  Returns how many,
- * or -ENOSYS when the arrays are not shared (no memfd_create). */
-int fe_tab_map_fds(const struct fe_tab *t, int fds[3]);
+/* The fds a reader maps (root, the pending counters, cur, then old while
+ * a rehash is in progress) into fds[], still owned by the table.
+ * Returns how many, or -ENOSYS when the arrays are not shared (no
+ * memfd_create). */
+int fe_tab_map_fds(const struct fe_tab *t, int fds[FE_MAP_FDS]);
+
+/* A one-way change to (dev, ino) is in the table: lower its bucket's
+ * pending counter (fakeenv/map.h), after the slot's writes. */
+void fe_tab_pend_done(struct fe_tab *t, uint64_t dev, uint64_t ino);
 
 /* Fill *info with the table's shape. */
 void fe_tab_info(const struct fe_tab *t, struct fe_tab_info *info);

@@ -359,6 +359,31 @@ static int save_now(struct fe_sess *sess, const char *file, int status)
 	return status ? status : FE_EXIT_FAIL;
 }
 
+/* One-way changes the daemon has counted as lost, or 0 when it cannot
+ * say (its STATUS waits for every change already queued). */
+static uint64_t lost_now(struct fe_sess *sess)
+{
+	struct fe_status st;
+
+	return fe_sess_status(sess, &st) == 0 && st.err == 0 ? st.lost : 0;
+}
+
+/* A change this session made and the daemon could not keep (out of
+ * memory) is said, and a successful run's status becomes 125: never a
+ * silently wrong owner in what CMD produced. */
+static int check_lost(struct fe_sess *sess, uint64_t before, int status)
+{
+	uint64_t lost = lost_now(sess);
+
+	if (lost <= before)
+		return status;
+	fe_msg(0, "%llu recorded change%s could not be kept by the daemon "
+	       "(out of memory): the owners or modes of those files are "
+	       "wrong in this session",
+	       (unsigned long long)(lost - before), lost - before == 1 ? "" : "s");
+	return status ? status : FE_EXIT_FAIL;
+}
+
 int main(int argc, char **argv)
 {
 	struct opts o = { 0 };
@@ -366,6 +391,7 @@ int main(int argc, char **argv)
 	struct fe_job job;
 	const char *outer;
 	char *self, *lib, *daemon;
+	uint64_t lost0;
 	int r, err, status;
 
 	open_std_fds();
@@ -402,6 +428,8 @@ int main(int argc, char **argv)
 	lib = fe_loc_need(self, LIB_NAME, LIB_REL, R_OK);
 	daemon = fe_loc_need(self, DAEMON_NAME, DAEMON_REL, X_OK);
 	fe_sess_start(&sess, daemon, &o.sess);
+	/* A --state daemon may have lost changes of other sessions. */
+	lost0 = o.sess.state ? lost_now(&sess) : 0;
 	fe_run_setenv(sess.sock, lib, o.sess.unknown_is_real);
 	/* CMD's `fakeenv status` finds this session's state; the shim waits
 	 * a moment for a daemon that is being restarted. */
@@ -432,6 +460,7 @@ int main(int argc, char **argv)
 		status = fe_run_exec_status(o.cmd[0], err);
 	if (o.sess.save)
 		status = save_now(&sess, o.sess.save, status);
+	status = check_lost(&sess, lost0, status);
 	fe_sess_detach(&sess);
 	free(daemon);
 	free(lib);

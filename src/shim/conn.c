@@ -235,6 +235,8 @@ static int exchange(int fd, struct xchg *x)
 		return -errno;
 	if ((size_t)n != x->want)
 		return -EPROTO;
+	if (!x->rep)
+		return 0; /* one-way: in the daemon's queue, nothing comes back */
 	do
 		n = !plain_io ? recvmsg(fd, &mr, 0) :
 		    x->buf    ? readv(fd, in, 2) :
@@ -345,7 +347,8 @@ static int call(struct fe_req *req, struct xchg *x)
 	int r;
 
 	req->version = FE_PROTO_VERSION;
-	memset(x->rep, 0, sizeof(*x->rep));
+	if (x->rep)
+		memset(x->rep, 0, sizeof(*x->rep));
 	x->got = 0;
 
 	/* A handler that stats while this thread holds the lock (or takes
@@ -380,6 +383,18 @@ int fe_conn_call_tail(struct fe_req *req, const char *tail, size_t len,
 	struct xchg x = { .out = out, .nout = len ? 2 : 1,
 			  .want = sizeof(*req) + len, .rep = rep };
 
+	req->tail_len = (uint32_t)len;
+	return call(req, &x);
+}
+
+int fe_conn_send(struct fe_req *req, const char *tail, size_t len)
+{
+	struct iovec out[2] = { { req, sizeof(*req) },
+				{ (void *)tail, len } };
+	struct xchg x = { .out = out, .nout = len ? 2 : 1,
+			  .want = sizeof(*req) + len, .rep = NULL };
+
+	req->flags |= FE_F_ONEWAY;
 	req->tail_len = (uint32_t)len;
 	return call(req, &x);
 }

@@ -29,6 +29,7 @@ struct marr {
 static struct marr marrs[MAP_MAX]; /* [0, marr_n) are published */
 static atomic_int marr_n;
 static _Atomic(const struct fe_map_root *) mroot;
+static _Atomic(uint32_t *) mpend; /* the pending counters, read-write */
 static atomic_int map_off; /* 1: this process asks the daemon instead */
 
 static const struct fe_map_arr *resolve(uint64_t id, void *ctx)
@@ -43,9 +44,9 @@ static const struct fe_map_arr *resolve(uint64_t id, void *ctx)
 	return NULL;
 }
 
-/* Map fd read-only if it is a sealed memfd of at least min bytes.
- * Returns the mapping and its size in *size, or NULL. */
-static const void *map_fd(int fd, size_t min, size_t *size)
+/* Map fd (read-write when rw) if it is a sealed memfd of at least min
+ * bytes.  Returns the mapping and its size in *size, or NULL. */
+static void *map_fd_as(int fd, size_t min, size_t *size, bool rw)
 {
 	struct stat st;
 	void *p;
@@ -59,11 +60,17 @@ static const void *map_fd(int fd, size_t min, size_t *size)
 	seals = fcntl(fd, F_GET_SEALS);
 	if (seals < 0 || !(seals & F_SEAL_SHRINK))
 		return NULL;
-	p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_SHARED, fd, 0);
+	p = mmap(NULL, (size_t)st.st_size, rw ? PROT_READ | PROT_WRITE : PROT_READ,
+		 MAP_SHARED, fd, 0);
 	if (p == MAP_FAILED)
 		return NULL;
 	*size = (size_t)st.st_size;
 	return p;
+}
+
+static const void *map_fd(int fd, size_t min, size_t *size)
+{
+	return map_fd_as(fd, min, size, false);
 }
 
 /* fe_conn_map()'s install: map what the daemon sent.  Runs under the
@@ -71,10 +78,11 @@ static const void *map_fd(int fd, size_t min, size_t *size)
 static int install(const int *fds, int n)
 {
 	const struct fe_map_root *root = atomic_load(&mroot);
+	uint32_t *pend = atomic_load(&mpend);
 	size_t size;
 	int i = 0, k;
 
-	if (n < 2)
+	if (n < 3)
 		return -EINVAL;
 	if (!root) {
 		root = map_fd(fds[0], sizeof(*root), &size);
@@ -86,7 +94,15 @@ static int install(const int *fds, int n)
 			return -EINVAL;
 		}
 	}
-	for (i = 1; i < n; i++) {
+	if (!pend) {
+		/* Without them this process cannot go one-way, nor read a
+		 * table that others' one-way changes race: none of it. */
+		pend = map_fd_as(fds[1], FE_PEND_BUCKETS * sizeof(uint32_t),
+				 &size, true);
+		if (!pend)
+			return -EINVAL;
+	}
+	for (i = 2; i < n; i++) {
 		const struct fe_map_arr *a = map_fd(fds[i], sizeof(*a), &size);
 		uint64_t cap, id;
 		bool ok;
@@ -115,6 +131,7 @@ static int install(const int *fds, int n)
 		marrs[k].a = a;
 		atomic_store_explicit(&marr_n, k + 1, memory_order_release);
 	}
+	atomic_store_explicit(&mpend, pend, memory_order_release);
 	atomic_store_explicit(&mroot, root, memory_order_release);
 	return 0;
 }
@@ -142,6 +159,7 @@ void fe_map_forget(void)
 	/* The old mappings stay mapped (a reader may be in them); they are
 	 * only no longer found.  The next lookup asks for the new ones. */
 	atomic_store(&mroot, NULL);
+	atomic_store(&mpend, NULL);
 	atomic_store(&marr_n, 0);
 }
 
@@ -162,9 +180,17 @@ int fe_map_view(uint64_t dev, uint64_t ino, uint32_t btag, uint32_t real_mode,
 		return -1;
 	root = atomic_load_explicit(&mroot, memory_order_acquire);
 	for (int attempt = 0; attempt < 2 && r == -ENOENT; attempt++) {
+		uint32_t *pend;
+
 		if ((!root || attempt > 0) && fetch() < 0)
 			return -1;
 		root = atomic_load_explicit(&mroot, memory_order_acquire);
+		/* A change to this bucket is on its way to the table: the
+		 * daemon answers once it is in (fakeenv/map.h). */
+		pend = atomic_load_explicit(&mpend, memory_order_acquire);
+		if (pend && __atomic_load_n(fe_pend_at(pend, dev, ino),
+					    __ATOMIC_ACQUIRE))
+			return -1;
 		r = fe_map_lookup(root, resolve, NULL, dev, ino, &rec);
 	}
 	if (r < 0)
@@ -175,6 +201,43 @@ int fe_map_view(uint64_t dev, uint64_t ino, uint32_t btag, uint32_t real_mode,
 	fe_rec_view(r ? &rec : NULL, real_mode, real_uid, real_gid,
 		    (root->flags & FE_MAP_UNKNOWN_REAL) != 0, v);
 	return r;
+}
+
+bool fe_map_pend_raise(uint64_t dev, uint64_t ino)
+{
+	uint32_t *pend, *c, zero = 0;
+
+	if (atomic_load_explicit(&map_off, memory_order_relaxed))
+		return false;
+	pend = atomic_load_explicit(&mpend, memory_order_acquire);
+	if (!pend) {
+		if (fetch() < 0)
+			return false;
+		pend = atomic_load_explicit(&mpend, memory_order_acquire);
+		if (!pend)
+			return false;
+	}
+	c = fe_pend_at(pend, dev, ino);
+	return __atomic_compare_exchange_n(c, &zero, 1, false, __ATOMIC_SEQ_CST,
+					   __ATOMIC_RELAXED);
+}
+
+void fe_map_pend_undo(uint64_t dev, uint64_t ino)
+{
+	uint32_t *pend = atomic_load_explicit(&mpend, memory_order_acquire);
+
+	if (pend)
+		__atomic_fetch_sub(fe_pend_at(pend, dev, ino), 1,
+				   __ATOMIC_RELEASE);
+}
+
+bool fe_map_oneway(void)
+{
+	if (atomic_load_explicit(&map_off, memory_order_relaxed))
+		return false;
+	if (!atomic_load_explicit(&mpend, memory_order_acquire) && fetch() < 0)
+		return false;
+	return atomic_load_explicit(&mpend, memory_order_acquire) != NULL;
 }
 
 /* The root of the table, mapped now if it was not yet, or NULL without

@@ -215,6 +215,42 @@ int fe_stat_target(int dirfd, const char *path, int flags, struct stat *st,
 	return r;
 }
 
+int fe_change(struct fe_req *req, const char *tail, size_t len, int *err)
+{
+	struct fe_rep rep;
+	int r;
+
+	*err = 0;
+	if (fe_op_pends(req->op) ? fe_map_pend_raise(req->dev, req->ino) :
+				   fe_map_oneway()) {
+		r = fe_conn_send(req, tail, len);
+		/* Not sent: nobody will lower it. */
+		if (r < 0 && fe_op_pends(req->op))
+			fe_map_pend_undo(req->dev, req->ino);
+		return r;
+	}
+	r = fe_conn_call_tail(req, tail, len, &rep);
+	if (r == 0)
+		*err = rep.err;
+	return r;
+}
+
+/* fe_change() of a path hint: one NUL-terminated string, or NULL. */
+static size_t hint_len(const char *hint)
+{
+	size_t n = hint ? strlen(hint) + 1 : 0;
+
+	/* The path is a hint: too long, go without. */
+	return n <= FE_PATH_MAX ? n : 0;
+}
+
+int fe_change_hint(struct fe_req *req, const char *hint, int *err)
+{
+	size_t n = hint_len(hint);
+
+	return fe_change(req, n ? hint : NULL, n, err);
+}
+
 void fe_req_init(struct fe_req *req, uint16_t op, const struct stat *st,
 		 uint32_t btag)
 {
@@ -420,12 +456,11 @@ int fe_created(int dirfd, const char *path, int fd, int stat_flags,
 	char pbuf[FE_PATH_MAX];
 	const char *hint;
 	struct fe_req req;
-	struct fe_rep rep;
 	struct fe_view v;
 	struct stat st;
 	mode_t need, want, real;
 	uint32_t btag;
-	int r;
+	int r, err;
 
 	r = fd >= 0 ? fe_sys_statat(fd, "", AT_EMPTY_PATH, &st, &btag) :
 		      fe_sys_statat(dirfd, path, stat_flags, &st, &btag);
@@ -465,6 +500,6 @@ int fe_created(int dirfd, const char *path, int fd, int stat_flags,
 		return 0;
 	hint = fd >= 0 && !path ? fe_fdpath(fd, pbuf, sizeof(pbuf)) :
 				  fe_abspath(dirfd, path, pbuf, sizeof(pbuf));
-	r = fe_conn_call(&req, hint, &rep);
-	return r < 0 ? r : rep.err;
+	r = fe_change_hint(&req, hint, &err);
+	return r < 0 ? r : err;
 }

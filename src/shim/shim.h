@@ -152,6 +152,25 @@ void fe_conn_prepare(void);
 int fe_conn_call_tail(struct fe_req *req, const char *tail, size_t len,
 		      struct fe_rep *rep);
 
+/* Send req and its tail one-way (FE_F_ONEWAY is set here): no reply is
+ * awaited.  Returns 0 when the message is in the daemon's queue, or
+ * -errno as fe_conn_call(). */
+int fe_conn_send(struct fe_req *req, const char *tail, size_t len);
+
+/*
+ * A recorded change: one-way when this process can (fe_map_pend_raise()
+ * for a change that shows in stat, fe_map_oneway() for the others), else
+ * a round trip.  tail: len bytes (a path with its NUL, RENAMEDIR's two),
+ * or NULL.  Returns 0, or -errno when the daemon cannot be reached; *err
+ * gets the daemon's answer: always 0 one-way (whatever the daemon meets
+ * then is counted as lost, and said by the launcher).
+ */
+int fe_change(struct fe_req *req, const char *tail, size_t len, int *err);
+
+/* fe_change() with a path hint (NUL-terminated, or NULL; one too long for
+ * FE_PATH_MAX is not sent). */
+int fe_change_hint(struct fe_req *req, const char *hint, int *err);
+
 /* Most tail parts fe_conn_xcall() takes. */
 #define FE_CONN_TAIL_PARTS 4
 
@@ -184,6 +203,23 @@ int fe_conn_map(int (*install)(const int *fds, int n));
  */
 int fe_map_view(uint64_t dev, uint64_t ino, uint32_t btag, uint32_t real_mode,
 		uint32_t real_uid, uint32_t real_gid, struct fe_view *v);
+
+/*
+ * One-way changes (fakeenv/map.h): raise the pending counter of (dev,
+ * ino)'s bucket from 0, before sending a change that shows in stat.
+ * False when this process has no counters, or the bucket already has a
+ * change in flight (whoever's: the change must then wait for its reply,
+ * to land after it).  Async-signal-safe; errno untouched.
+ */
+bool fe_map_pend_raise(uint64_t dev, uint64_t ino);
+
+/* Lower it again: the change raised for was never sent. */
+void fe_map_pend_undo(uint64_t dev, uint64_t ino);
+
+/* Whether this process has the counters (maps them now if it can): its
+ * changes that show in no stat (DROP, RENAME, RENAMEDIR) may go one-way,
+ * since every reader that needs them drains. */
+bool fe_map_oneway(void);
 
 /* The daemon this process talked to is gone (a --state session restarts
  * it): its mapping is frozen at its last state, so forget it; the next

@@ -48,10 +48,9 @@ static int own_core(int dirfd, const char *path, uint32_t uid, uint32_t gid,
 	char pbuf[FE_PATH_MAX];
 	const char *hint;
 	struct fe_req req;
-	struct fe_rep rep;
 	struct stat st;
 	uint32_t btag;
-	int r;
+	int r, err;
 
 	if (flags & ~(AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH))
 		return -EINVAL;
@@ -81,10 +80,8 @@ static int own_core(int dirfd, const char *path, uint32_t uid, uint32_t gid,
 		req.flags |= FE_F_GID;
 		req.gid = gid;
 	}
-	r = fe_conn_call(&req, hint, &rep);
-	if (r < 0)
-		return -EIO;
-	return rep.err;
+	r = fe_change_hint(&req, hint, &err);
+	return r < 0 ? -EIO : err;
 }
 
 int chown(const char *path, uid_t uid, gid_t gid)
@@ -128,13 +125,12 @@ static int mode_core(int fd, int dirfd, const char *path, mode_t mode,
 	char pbuf[FE_PATH_MAX];
 	const char *hint;
 	struct fe_req req;
-	struct fe_rep rep;
 	struct fe_view v;
 	struct stat st;
 	uint32_t btag;
 	mode_t real;
 	long c;
-	int r, saved = errno;
+	int r, err, saved = errno;
 
 	if (flags & ~AT_SYMLINK_NOFOLLOW)
 		return -EINVAL;
@@ -172,10 +168,8 @@ static int mode_core(int fd, int dirfd, const char *path, mode_t mode,
 	fe_req_init(&req, FE_OP_CHMOD, &st, btag);
 	req.flags = FE_F_MODE;
 	req.mode = mode & 07777;
-	r = fe_conn_call(&req, hint, &rep);
-	if (r < 0)
-		return -EIO;
-	return rep.err;
+	r = fe_change_hint(&req, hint, &err);
+	return r < 0 ? -EIO : err;
 }
 
 int chmod(const char *path, mode_t mode)

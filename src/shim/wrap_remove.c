@@ -53,15 +53,14 @@ static void look(int dirfd, const char *path, struct victim *v, bool pin)
 static void settle(struct victim *v)
 {
 	struct fe_req req;
-	struct fe_rep rep;
 	struct stat now;
-	int saved = errno;
+	int saved = errno, err;
 
 	if (v->pin < 0)
 		return;
 	if (fe_sys_fstat(v->pin, &now) == 0 && now.st_nlink == 0) {
 		fe_req_init(&req, FE_OP_DROP, &v->st, v->btag);
-		(void)fe_conn_call(&req, NULL, &rep);
+		(void)fe_change(&req, NULL, 0, &err);
 	}
 	close(v->pin);
 	v->pin = -1;
@@ -125,10 +124,9 @@ static void renamed(const struct victim *src, int dirfd, const char *path)
 {
 	char pbuf[FE_PATH_MAX];
 	struct fe_req req;
-	struct fe_rep rep;
 	const char *hint;
-
 	struct fe_view v;
+	int err;
 
 	if (!src->known)
 		return;
@@ -141,7 +139,7 @@ static void renamed(const struct victim *src, int dirfd, const char *path)
 	if (!hint)
 		return;
 	fe_req_init(&req, FE_OP_RENAME, &src->st, src->btag);
-	(void)fe_conn_call(&req, hint, &rep);
+	(void)fe_change_hint(&req, hint, &err);
 }
 
 /* A directory moved: the daemon moves every record under its old path
@@ -153,8 +151,8 @@ static void renamed_dir(const struct victim *src, int olddirfd,
 {
 	char tail[2 * FE_PATH_MAX];
 	struct fe_req req;
-	struct fe_rep rep;
 	size_t n;
+	int err;
 
 	if (!fe_abspath(olddirfd, old, tail, FE_PATH_MAX))
 		return;
@@ -163,7 +161,7 @@ static void renamed_dir(const struct victim *src, int olddirfd,
 		return;
 	fe_req_init(&req, FE_OP_RENAMEDIR, &src->st, src->btag);
 	req.flags = flags;
-	(void)fe_conn_call_tail(&req, tail, n + strlen(tail + n) + 1, &rep);
+	(void)fe_change(&req, tail, n + strlen(tail + n) + 1, &err);
 }
 
 /*

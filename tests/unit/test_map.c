@@ -286,12 +286,13 @@ static const struct fe_map_arr *resolve_grow(uint64_t id, void *ctx)
 /* Map, read-only, every array fe_tab_map_fds() gives that is new. */
 static int map_new_arrays(void)
 {
-	int fds[3];
+	int fds[FE_MAP_FDS];
 	int n = fe_tab_map_fds(&grow_tab, fds);
 
-	if (n < 2)
+	if (n < 3)
 		return -1;
-	for (int i = 1; i < n; i++) {
+	/* root, the pending counters, then the arrays */
+	for (int i = 2; i < n; i++) {
 		struct stat st;
 		const struct fe_map_arr *a;
 		int k = atomic_load(&grow_nmaps);
@@ -360,12 +361,15 @@ static void test_grow_concurrent(void)
 	struct grow_res res[GROW_READERS];
 	long reads = 0, missed = 0, wrong = 0, retried = 0;
 	uint64_t cur_id;
-	int fds[3], seals;
+	int fds[FE_MAP_FDS], seals;
 
 	memset(res, 0, sizeof(res));
 	CHECK("grow: init 8", fe_tab_init(&grow_tab, 8) == 0);
-	CHECK("grow: root and cur have fds",
-	      fe_tab_map_fds(&grow_tab, fds) == 2);
+	CHECK("grow: root, the counters and cur have fds",
+	      fe_tab_map_fds(&grow_tab, fds) == 3);
+	CHECK("grow: the counters' fd is read-write",
+	      (fcntl(fds[1], F_GETFL) & O_ACCMODE) == O_RDWR);
+	fds[1] = fds[2];
 	seals = fcntl(fds[1], F_GET_SEALS);
 	CHECK("grow: the array memfd is sealed against shrink and grow",
 	      seals >= 0 && (seals & F_SEAL_SHRINK) && (seals & F_SEAL_GROW));
@@ -564,7 +568,8 @@ static void test_map_op(void)
 	CHECK("map op: root shows 0:0 for files without a record",
 	      !(srv.tab.root->flags & FE_MAP_UNKNOWN_REAL));
 	fe_serve_req(&srv, &sess, &req, NULL, &rep);
-	CHECK("map op: root and cur", rep.err == 0 && rep.count[0] == 2);
+	CHECK("map op: root, the counters and cur",
+	      rep.err == 0 && rep.count[0] == 3);
 	fe_srv_free(&srv);
 	CHECK("map op: srv init -u", fe_srv_init(&srv, true) == 0);
 	CHECK("map op: root says -u",
