@@ -359,6 +359,18 @@ static void spawn(struct fe_sess *s, const char *daemon,
 	argv[argc] = NULL;
 	envp = daemon_env();
 
+	/* Connected before the daemon runs: the connection waits in the
+	 * backlog until the daemon accepts it (after it has loaded its
+	 * journal).  A daemon that refuses its journal removes the socket
+	 * as it leaves, so a connect after the fork could find no socket
+	 * and report that instead of the daemon's own message. */
+	s->ctl = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	if (s->ctl < 0)
+		start_fail(s, errno, "cannot start the daemon: socket");
+	if (connect(s->ctl, (struct sockaddr *)&sa, sizeof(sa)) < 0)
+		start_fail(s, errno, "cannot start the daemon: connect %s",
+			   s->sock);
+
 	pid = fork();
 	if (pid < 0)
 		start_fail(s, errno, "cannot start the daemon: fork");
@@ -366,16 +378,6 @@ static void spawn(struct fe_sess *s, const char *daemon,
 		exec_daemon(lfd, daemon, argv, envp);
 	s->daemon = pid;
 	free(envp);
-
-	/* The socket listens already: the connection waits in the backlog
-	 * until the daemon accepts it (after it has loaded its journal), so
-	 * there is no startup race. */
-	s->ctl = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
-	if (s->ctl < 0)
-		start_fail(s, errno, "cannot start the daemon: socket");
-	if (connect(s->ctl, (struct sockaddr *)&sa, sizeof(sa)) < 0)
-		start_fail(s, errno, "cannot start the daemon: connect %s",
-			   s->sock);
 	/* Now the daemon holds the only listening fd: if it dies, our
 	 * pending connection is reset and the STATS below fails. */
 	close(lfd);
