@@ -183,24 +183,17 @@ int fe_sys_statat64(int dirfd, const char *path, int flags,
 }
 
 int fe_stat_target(int dirfd, const char *path, int flags, struct stat *st,
-		   uint32_t *btag, char *buf, size_t size, const char **hint)
+		   uint32_t *btag, bool *followed)
 {
 	int saved = errno, fd, r;
 
-	*hint = NULL;
-	if (!path[0]) {
-		r = fe_sys_statat(dirfd, path, flags, st, btag);
-		if (r == 0)
-			*hint = fe_fdpath(dirfd, buf, size);
-		return r;
-	}
+	*followed = false;
+	if (!path[0])
+		return fe_sys_statat(dirfd, path, flags, st, btag);
 	r = fe_sys_statat(dirfd, path, flags | AT_SYMLINK_NOFOLLOW, st, btag);
-	if (r < 0 || (flags & AT_SYMLINK_NOFOLLOW) || !S_ISLNK(st->st_mode)) {
-		if (r == 0)
-			*hint = fe_abspath(dirfd, path, buf, size);
+	if (r < 0 || (flags & AT_SYMLINK_NOFOLLOW) || !S_ISLNK(st->st_mode))
 		return r;
-	}
-	/* A link followed: the target, and its name from an fd on it. */
+	/* A link followed: the target is what the call changes. */
 	fd = (int)syscall(SYS_openat, dirfd, path, O_PATH | O_CLOEXEC);
 	if (fd < 0) {
 		r = -errno;
@@ -208,11 +201,29 @@ int fe_stat_target(int dirfd, const char *path, int flags, struct stat *st,
 		return r;
 	}
 	r = fe_sys_statat(fd, "", AT_EMPTY_PATH, st, btag);
-	if (r == 0)
-		*hint = fe_fdpath(fd, buf, size);
 	close(fd);
 	errno = saved;
+	*followed = r == 0;
 	return r;
+}
+
+const char *fe_target_hint(int dirfd, const char *path, bool followed,
+			   char *buf, size_t size)
+{
+	const char *hint = NULL;
+	int saved = errno, fd;
+
+	if (!path[0])
+		return fe_fdpath(dirfd, buf, size);
+	if (!followed)
+		return fe_abspath(dirfd, path, buf, size);
+	fd = (int)syscall(SYS_openat, dirfd, path, O_PATH | O_CLOEXEC);
+	if (fd >= 0) {
+		hint = fe_fdpath(fd, buf, size);
+		close(fd);
+	}
+	errno = saved;
+	return hint;
 }
 
 int fe_change(struct fe_req *req, const char *tail, size_t len, int *err)

@@ -322,15 +322,20 @@ int fe_sys_statat64(int dirfd, const char *path, int flags,
 		    struct stat64 *st, uint32_t *btag);
 
 /*
- * fe_sys_statat() of the file a change names, and the path hint for it
- * into buf (*hint, NULL when none fits): dirfd+path made absolute, or,
- * when path's last component is a symbolic link that the call follows
- * (flags without AT_SYMLINK_NOFOLLOW), the path of the file it leads to:
- * the record is the target's and must be found by the target's name.
- * One system call for anything but a followed link.
+ * fe_sys_statat() of the file a change names, dirfd+path with flags
+ * (AT_SYMLINK_NOFOLLOW, AT_EMPTY_PATH): one system call for anything but
+ * a path whose last component is a symbolic link that the call follows
+ * (*followed is then true): the record is the target's.
  */
 int fe_stat_target(int dirfd, const char *path, int flags, struct stat *st,
-		   uint32_t *btag, char *buf, size_t size, const char **hint);
+		   uint32_t *btag, bool *followed);
+
+/* The path hint for that file, into buf (NULL when none fits): dirfd's
+ * own path for an empty path, the target's name for a followed link, else
+ * dirfd+path made absolute.  Made only when a change is sent: it costs a
+ * getcwd or a readlink. */
+const char *fe_target_hint(int dirfd, const char *path, bool followed,
+			   char *buf, size_t size);
 
 /* lstat/stat of dirfd+path without passing through our wrappers, and
  * without a birth time (the shim's own fds: sockets, memfds); flags as

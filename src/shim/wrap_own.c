@@ -50,12 +50,12 @@ static int own_core(int dirfd, const char *path, uint32_t uid, uint32_t gid,
 	struct fe_req req;
 	struct stat st;
 	uint32_t btag;
+	bool followed;
 	int r, err;
 
 	if (flags & ~(AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH))
 		return -EINVAL;
-	r = fe_stat_target(dirfd, path, flags, &st, &btag, pbuf, sizeof(pbuf),
-			   &hint);
+	r = fe_stat_target(dirfd, path, flags, &st, &btag, &followed);
 	if (r < 0)
 		return r;
 	if (fe_cred_euid() != 0) {
@@ -80,6 +80,7 @@ static int own_core(int dirfd, const char *path, uint32_t uid, uint32_t gid,
 		req.flags |= FE_F_GID;
 		req.gid = gid;
 	}
+	hint = fe_target_hint(dirfd, path, followed, pbuf, sizeof(pbuf));
 	r = fe_change_hint(&req, hint, &err);
 	return r < 0 ? -EIO : err;
 }
@@ -128,16 +129,19 @@ static int mode_core(int fd, int dirfd, const char *path, mode_t mode,
 	struct fe_view v;
 	struct stat st;
 	uint32_t btag;
+	bool followed;
 	mode_t real;
 	long c;
 	int r, err, saved = errno;
 
 	if (flags & ~AT_SYMLINK_NOFOLLOW)
 		return -EINVAL;
-	r = fd >= 0 ? fe_stat_target(fd, "", AT_EMPTY_PATH, &st, &btag, pbuf,
-				     sizeof(pbuf), &hint) :
-		      fe_stat_target(dirfd, path, flags, &st, &btag, pbuf,
-				     sizeof(pbuf), &hint);
+	if (fd >= 0) {
+		dirfd = fd;
+		path = "";
+		flags = AT_EMPTY_PATH;
+	}
+	r = fe_stat_target(dirfd, path, flags, &st, &btag, &followed);
 	if (r < 0)
 		return r;
 	/* Linux has no modes on symbolic links. */
@@ -168,6 +172,7 @@ static int mode_core(int fd, int dirfd, const char *path, mode_t mode,
 	fe_req_init(&req, FE_OP_CHMOD, &st, btag);
 	req.flags = FE_F_MODE;
 	req.mode = mode & 07777;
+	hint = fe_target_hint(dirfd, path, followed, pbuf, sizeof(pbuf));
 	r = fe_change_hint(&req, hint, &err);
 	return r < 0 ? -EIO : err;
 }
