@@ -1,18 +1,30 @@
 /*
- * mp: P processes at once, each N times chown(own file, getuid(),
- * getgid()) then stat it, checking that stat reports the owner just set.
- * Under a fake root getuid() is 0, natively it is the real user, so the
- * chown succeeds either way.  All start together (a pipe is the gate).
+ * mp: P processes at once in a tree made by mktree; process k takes the
+ * leaf directories k, k + P, k + 2P, ... (N / P files), lchowns each of
+ * its files to its own owner, UID + k * STEP : GID + k * STEP, then lstats
+ * each and checks that lstat reports that owner.  In a session STEP is 1:
+ * every process gives its files away to an owner no other one uses, so
+ * that each lchown changes what the tool must record.  Natively the user
+ * cannot give files away: UID:GID are his own ids and STEP 0, the same
+ * calls, which succeed and change nothing.  The tree is made outside the
+ * timing, so that only lchown and lstat are measured.  All start together
+ * (a pipe is the gate).
  *
- *   mp [P] [N] [DIR]     P defaults to 8, N to 10,000, DIR to "."
+ *   mp P N TREE [UID GID STEP]
+ *
+ * N: files in TREE (mktree TREE N), a multiple of 100 * P.  UID GID STEP
+ * default to getuid() getgid() 0.
  */
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+/* mktree's layout: TREE/dM/dL/fF, 100 files a leaf, 32 leaves a middle. */
+#define PER_LEAF 100
+#define PER_MID 32
 
 static double now(void)
 {
@@ -22,47 +34,72 @@ static double now(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-static int child(int gate, int k, long n, const char *dir)
+static void file_path(char *buf, size_t size, const char *tree, long leaf,
+		      int f)
 {
-	uid_t uid = getuid();
-	gid_t gid = getgid();
+	snprintf(buf, size, "%s/d%ld/d%ld/f%d", tree, leaf / PER_MID,
+		 leaf % PER_MID, f);
+}
+
+static int child(int gate, int k, int np, long leaves, const char *tree,
+		 uid_t uid, gid_t gid)
+{
 	char path[4096], c;
 	struct stat st;
-	int fd;
 
-	snprintf(path, sizeof(path), "%s/mp.%d", dir, k);
-	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-	if (fd < 0) {
-		perror(path);
-		return 1;
-	}
-	close(fd);
 	if (read(gate, &c, 1) < 0)
 		return 1;
-	for (long i = 0; i < n; i++) {
-		if (chown(path, uid, gid) != 0 || stat(path, &st) != 0) {
-			perror(path);
-			return 1;
+	for (long leaf = k; leaf < leaves; leaf += np)
+		for (int f = 0; f < PER_LEAF; f++) {
+			file_path(path, sizeof(path), tree, leaf, f);
+			if (lchown(path, uid, gid) != 0) {
+				perror(path);
+				return 1;
+			}
 		}
-		if (st.st_uid != uid || st.st_gid != gid) {
-			fprintf(stderr, "%s: owner %u:%u, expected %u:%u\n",
-				path, (unsigned)st.st_uid, (unsigned)st.st_gid,
-				(unsigned)uid, (unsigned)gid);
-			return 1;
+	for (long leaf = k; leaf < leaves; leaf += np)
+		for (int f = 0; f < PER_LEAF; f++) {
+			file_path(path, sizeof(path), tree, leaf, f);
+			if (lstat(path, &st) != 0) {
+				perror(path);
+				return 1;
+			}
+			if (st.st_uid != uid || st.st_gid != gid) {
+				fprintf(stderr,
+					"%s: owner %u:%u, expected %u:%u\n",
+					path, (unsigned)st.st_uid,
+					(unsigned)st.st_gid, (unsigned)uid,
+					(unsigned)gid);
+				return 1;
+			}
 		}
-	}
-	unlink(path);
 	return 0;
 }
 
 int main(int argc, char **argv)
 {
-	int np = argc > 1 ? atoi(argv[1]) : 8;
-	long n = argc > 2 ? atol(argv[2]) : 10000;
-	const char *dir = argc > 3 ? argv[3] : ".";
-	int gate[2], st, bad = 0;
+	int np, gate[2], st, bad = 0;
+	long n, step = 0;
+	uid_t uid = getuid();
+	gid_t gid = getgid();
 	double t0;
 
+	if (argc != 4 && argc != 7) {
+		fprintf(stderr, "usage: mp P N TREE [UID GID STEP]\n");
+		return 2;
+	}
+	np = atoi(argv[1]);
+	n = atol(argv[2]);
+	if (argc == 7) {
+		uid = (uid_t)strtoul(argv[4], NULL, 10);
+		gid = (gid_t)strtoul(argv[5], NULL, 10);
+		step = atol(argv[6]);
+	}
+	if (np < 1 || n < 1 || n % (PER_LEAF * np) != 0) {
+		fprintf(stderr, "mp: N (%ld) must be a multiple of %d * P\n",
+			n, PER_LEAF);
+		return 2;
+	}
 	if (pipe(gate) != 0) {
 		perror("pipe");
 		return 1;
@@ -76,7 +113,9 @@ int main(int argc, char **argv)
 		}
 		if (pid == 0) {
 			close(gate[1]);
-			_exit(child(gate[0], k, n, dir));
+			_exit(child(gate[0], k, np, n / PER_LEAF, argv[3],
+				    uid + (uid_t)(k * step),
+				    gid + (gid_t)(k * step)));
 		}
 	}
 	close(gate[0]);
@@ -89,6 +128,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "mp: a child failed\n");
 		return 1;
 	}
-	printf("mp: %d x %ld chown+stat in %.6f s\n", np, n, now() - t0);
+	printf("mp: %d x %ld lchown, then lstat, in %.6f s\n", np, n / np,
+	       now() - t0);
 	return 0;
 }
