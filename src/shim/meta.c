@@ -435,6 +435,47 @@ const char *fe_fdpath(int fd, char *buf, size_t size)
 	return buf;
 }
 
+/*
+ * The path of directory fd dirfd, as fe_fdpath() gives it, remembered per
+ * thread for the next call with the same directory: a tree walker (fts:
+ * chown -R, tar x) names every entry relative to one directory fd, and a
+ * readlink of /proc/self/fd costs more than the fstat that tells the
+ * same directory is still behind the fd.  A directory renamed meanwhile
+ * leaves a stale hint, as a rename racing the readlink would.
+ */
+#define DIRPATH_MAX 512
+
+static _Thread_local struct {
+	int fd;         /* -1: empty */
+	dev_t dev;
+	ino_t ino;
+	size_t len;
+	char path[DIRPATH_MAX];
+} dircache = { .fd = -1 };
+
+static const char *dirfd_path(int dirfd, char *buf, size_t size)
+{
+	struct stat st;
+	size_t n;
+
+	if (fe_sys_fstat(dirfd, &st) < 0)
+		return NULL;
+	if (dircache.fd == dirfd && dircache.dev == st.st_dev &&
+	    dircache.ino == st.st_ino && dircache.len < size)
+		return memcpy(buf, dircache.path, dircache.len + 1);
+	if (!fe_fdpath(dirfd, buf, size))
+		return NULL;
+	n = strlen(buf);
+	if (n < DIRPATH_MAX) {
+		memcpy(dircache.path, buf, n + 1);
+		dircache.len = n;
+		dircache.fd = dirfd;
+		dircache.dev = st.st_dev;
+		dircache.ino = st.st_ino;
+	}
+	return buf;
+}
+
 const char *fe_abspath(int dirfd, const char *path, char *buf, size_t size)
 {
 	int saved = errno;
@@ -453,7 +494,7 @@ const char *fe_abspath(int dirfd, const char *path, char *buf, size_t size)
 			errno = saved;
 			return NULL;
 		}
-	} else if (!fe_fdpath(dirfd, buf, size)) {
+	} else if (!dirfd_path(dirfd, buf, size)) {
 		return NULL;
 	}
 	if (path[0] == '\0')
