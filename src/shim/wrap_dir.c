@@ -14,7 +14,9 @@
 #include <dirent.h>
 
 /* The d_type to report for a regular-file entry name of dir with inode
- * ino, once the table is known to hold devices.  A device record is
+ * ino, once the table is known to hold devices (the daemon's answer when
+ * the mapping cannot tell, or a change to the entry's bucket is on its
+ * way: readdir reads in order too).  A device record is
  * trusted once the entry's own birth time matches it (a dead device's
  * record at a reused inode number must not make a file a device).  errno
  * untouched. */
@@ -24,10 +26,22 @@ static unsigned char dtype_of(DIR *dir, const char *name, uint64_t ino,
 	struct fe_view v;
 	struct stat st;
 	uint32_t btag;
+	int r;
 
 	if (fe_sys_fstat(dirfd(dir), &st) < 0)
 		return real;
-	if (fe_map_view(st.st_dev, ino, 0, S_IFREG, 0, 0, &v) != 1 || !v.dev)
+	r = fe_map_view(st.st_dev, ino, 0, S_IFREG, 0, 0, &v);
+	if (r < 0) {
+		/* A change on its way (or a record the mapping cannot
+		 * tell): the daemon's answer, after it. */
+		struct fe_restat re = { dirfd(dir), name, AT_SYMLINK_NOFOLLOW };
+		struct fe_meta m = { .dev = st.st_dev, .ino = ino,
+				     .mode = S_IFREG, .re = &re };
+
+		fe_meta_get(&m);
+		return (unsigned char)IFTODT(m.mode & S_IFMT);
+	}
+	if (r != 1 || !v.dev)
 		return real;
 	if (v.btag &&
 	    (fe_sys_statat(dirfd(dir), name, AT_SYMLINK_NOFOLLOW, &st,
