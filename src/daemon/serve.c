@@ -355,6 +355,23 @@ static bool lookup(struct fe_srv *s, const struct fe_req *req,
 	return true;
 }
 
+/*
+ * The record at req's key if it is req's file, for the ops that may come
+ * late, one-way and with no pending counter to order them (DROP, RENAME,
+ * RENAMEDIR): such a request may name a file that died since, whose
+ * inode number a newer file has now.  A birth time that differs then
+ * says the request is stale, not the record: nothing is deleted.
+ */
+static bool lookup_own(struct fe_srv *s, const struct fe_req *req,
+		       struct fe_rec *rec)
+{
+	if (!fe_tab_find(&s->tab, req->dev, req->ino, rec))
+		return false;
+	if (rec->btag && req->btag && rec->btag != req->btag)
+		return false;
+	return lookup(s, req, rec);
+}
+
 static uint32_t eff_type(const struct fe_rec *rec, const struct fe_req *req)
 {
 	return (rec->flags & FE_REC_DEV_SET) ? rec->mode & S_IFMT :
@@ -541,7 +558,7 @@ static void op_drop(struct fe_srv *s, const struct fe_req *req,
 {
 	struct fe_rec rec;
 
-	if (!lookup(s, req, &rec))
+	if (!lookup_own(s, req, &rec))
 		return;
 	rep->flags = FE_R_FOUND;
 	if (rec.flags & FE_REC_ORPHAN)
@@ -556,7 +573,7 @@ static void op_rename(struct fe_srv *s, const struct fe_req *req,
 {
 	struct fe_rec rec;
 
-	if (lookup(s, req, &rec))
+	if (lookup_own(s, req, &rec))
 		store(s, req, &rec, tail, rep);
 	else
 		reply_rec(s, req, NULL, rep);
@@ -692,7 +709,7 @@ static void op_renamedir(struct fe_srv *s, const struct fe_req *req,
 		nm = 1;
 	}
 	err = move_prefixes(s, m, nm);
-	if (lookup(s, req, &rec))
+	if (lookup_own(s, req, &rec))
 		store(s, req, &rec, to, rep);
 	else
 		reply_rec(s, req, NULL, rep);

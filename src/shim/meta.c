@@ -232,8 +232,12 @@ int fe_change(struct fe_req *req, const char *tail, size_t len, int *err)
 	int r;
 
 	*err = 0;
+	/* A change without a counter may land late, after its file died:
+	 * only its birth time then keeps it off the next file at that
+	 * inode number (lookup_own() in the daemon), so without one it
+	 * waits for its reply. */
 	if (fe_op_pends(req->op) ? fe_map_pend_raise(req->dev, req->ino) :
-				   fe_map_oneway()) {
+				   req->btag && fe_map_oneway()) {
 		r = fe_conn_send(req, tail, len);
 		/* Not sent: nobody will lower it. */
 		if (r < 0 && fe_op_pends(req->op))

@@ -991,9 +991,22 @@ static void test_orphans(void)
 		      srv.orphans == 0);
 	r.op = FE_OP_CHOWN;
 	r.flags = FE_F_UID;
+	r.uid = 43;
 	serve(&r, NULL);
 	r.op = FE_OP_DROP;
 	r.flags = 0;
+	r.btag = 77;
+	serve(&r, NULL);
+	r.op = FE_OP_RENAME;
+	serve(&r, "/tmp/late");
+	r.op = FE_OP_GET;
+	r.btag = 78;
+	serve(&r, NULL);
+	CHECK("a late DROP or RENAME of the dead file leaves the new one's "
+	      "record alone",
+	      rep.uid == 43 && fe_tab_count(&srv.tab) == 1 &&
+		      srv.orphans == 0 && srv.stale == 1);
+	r.op = FE_OP_DROP;
 	serve(&r, NULL);
 	close(fd);
 	CHECK("a closed orphan is reaped", fe_reap_orphans(&srv) == 1 &&
