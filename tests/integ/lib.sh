@@ -37,6 +37,7 @@ set -o pipefail
 SCRIPT=$(basename "$0" .sh)
 _n_ok=0
 _n_fail=0
+_n_skip=0
 _done=0
 
 ok() {
@@ -85,6 +86,7 @@ pick() {
 
 skip() {
 	echo "ok - $1 # SKIP $2"
+	_n_skip=$((_n_skip + 1))
 }
 
 bail() {
@@ -101,7 +103,7 @@ must() {
 
 done_testing() {
 	_done=1
-	if [ $((_n_ok + _n_fail)) -eq 0 ]; then
+	if [ $((_n_ok + _n_fail + _n_skip)) -eq 0 ]; then
 		fail "$SCRIPT" "no test case ran"
 	fi
 	[ "$FAKEENV_VALGRIND" = 1 ] && _valgrind_verdict
