@@ -306,6 +306,25 @@ static int call_locked(bool own, struct xchg *x)
 		}
 		return r;
 	}
+	if (!x->rep) {
+		/* One-way: once, on the connection of the daemon whose
+		 * counters the sender raised.  A lost connection may come
+		 * back to another daemon (a --state restart), which must not
+		 * lower a counter nobody raised there: not sent (-ESTALE),
+		 * the sender undoes and waits for a reply instead. */
+		if (conn_fd < 0 && conn_was_lost)
+			return -ESTALE;
+		r = conn_ensure(NULL);
+		if (r < 0)
+			return r;
+		r = exchange(conn_fd, x);
+		if (conn_lost(r)) {
+			close(conn_fd);
+			conn_fd = -1;
+			conn_was_lost = true;
+		}
+		return r;
+	}
 	/* Twice: a connection found lost is opened again once.  A dying
 	 * daemon may still take a connection into its backlog and then
 	 * drop it, so a session whose daemon is restarted tries on, a
@@ -365,7 +384,9 @@ static int call(struct fe_req *req, struct xchg *x)
 	fe_depth--;
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 
-	if (r < 0 && atomic_exchange(&reported, 1) == 0)
+	/* A one-way send that failed is made again as a round trip
+	 * (fe_change()), which reconnects or reports. */
+	if (r < 0 && x->rep && atomic_exchange(&reported, 1) == 0)
 		fe_log("cannot reach the daemon at %s: %s; files read as "
 		       "having no record and ownership changes fail",
 		       fe_socket_path(),

@@ -60,8 +60,8 @@ static void *map_fd_as(int fd, size_t min, size_t *size, bool rw)
 	seals = fcntl(fd, F_GET_SEALS);
 	if (seals < 0 || !(seals & F_SEAL_SHRINK))
 		return NULL;
-	p = mmap(NULL, (size_t)st.st_size, rw ? PROT_READ | PROT_WRITE : PROT_READ,
-		 MAP_SHARED, fd, 0);
+	p = mmap(NULL, (size_t)st.st_size,
+		 rw ? PROT_READ | PROT_WRITE : PROT_READ, MAP_SHARED, fd, 0);
 	if (p == MAP_FAILED)
 		return NULL;
 	*size = (size_t)st.st_size;
@@ -203,32 +203,30 @@ int fe_map_view(uint64_t dev, uint64_t ino, uint32_t btag, uint32_t real_mode,
 	return r;
 }
 
-bool fe_map_pend_raise(uint64_t dev, uint64_t ino)
+uint32_t *fe_map_pend_raise(uint64_t dev, uint64_t ino)
 {
 	uint32_t *pend, *c, zero = 0;
 
 	if (atomic_load_explicit(&map_off, memory_order_relaxed))
-		return false;
+		return NULL;
 	pend = atomic_load_explicit(&mpend, memory_order_acquire);
 	if (!pend) {
 		if (fetch() < 0)
-			return false;
+			return NULL;
 		pend = atomic_load_explicit(&mpend, memory_order_acquire);
 		if (!pend)
-			return false;
+			return NULL;
 	}
 	c = fe_pend_at(pend, dev, ino);
 	return __atomic_compare_exchange_n(c, &zero, 1, false, __ATOMIC_SEQ_CST,
-					   __ATOMIC_RELAXED);
+					   __ATOMIC_RELAXED) ?
+		       c :
+		       NULL;
 }
 
-void fe_map_pend_undo(uint64_t dev, uint64_t ino)
+void fe_map_pend_undo(uint32_t *c)
 {
-	uint32_t *pend = atomic_load_explicit(&mpend, memory_order_acquire);
-
-	if (pend)
-		__atomic_fetch_sub(fe_pend_at(pend, dev, ino), 1,
-				   __ATOMIC_RELEASE);
+	__atomic_fetch_sub(c, 1, __ATOMIC_RELEASE);
 }
 
 bool fe_map_oneway(void)

@@ -229,6 +229,7 @@ const char *fe_target_hint(int dirfd, const char *path, bool followed,
 int fe_change(struct fe_req *req, const char *tail, size_t len, int *err)
 {
 	struct fe_rep rep;
+	uint32_t *c = NULL;
 	int r;
 
 	*err = 0;
@@ -236,13 +237,17 @@ int fe_change(struct fe_req *req, const char *tail, size_t len, int *err)
 	 * only its birth time then keeps it off the next file at that
 	 * inode number (lookup_own() in the daemon), so without one it
 	 * waits for its reply. */
-	if (fe_op_pends(req->op) ? fe_map_pend_raise(req->dev, req->ino) :
-				   req->btag && fe_map_oneway()) {
+	if (fe_op_pends(req->op) ?
+		    (c = fe_map_pend_raise(req->dev, req->ino)) != NULL :
+		    req->btag && fe_map_oneway()) {
 		r = fe_conn_send(req, tail, len);
-		/* Not sent: nobody will lower it. */
-		if (r < 0 && fe_op_pends(req->op))
-			fe_map_pend_undo(req->dev, req->ino);
-		return r;
+		if (r == 0)
+			return 0;
+		/* Not sent: nobody will lower it.  Then as a round trip,
+		 * which reconnects when it can. */
+		if (c)
+			fe_map_pend_undo(c);
+		req->flags &= ~FE_F_ONEWAY;
 	}
 	r = fe_conn_call_tail(req, tail, len, &rep);
 	if (r == 0)

@@ -207,14 +207,15 @@ int fe_map_view(uint64_t dev, uint64_t ino, uint32_t btag, uint32_t real_mode,
 /*
  * One-way changes (fakeenv/map.h): raise the pending counter of (dev,
  * ino)'s bucket from 0, before sending a change that shows in stat.
- * False when this process has no counters, or the bucket already has a
- * change in flight (whoever's: the change must then wait for its reply,
- * to land after it).  Async-signal-safe; errno untouched.
+ * Returns the counter (its mapping is never unmapped), or NULL when this
+ * process has no counters, or the bucket already has a change in flight
+ * (whoever's: the change must then wait for its reply, to land after
+ * it).  Async-signal-safe; errno untouched.
  */
-bool fe_map_pend_raise(uint64_t dev, uint64_t ino);
+uint32_t *fe_map_pend_raise(uint64_t dev, uint64_t ino);
 
 /* Lower it again: the change raised for was never sent. */
-void fe_map_pend_undo(uint64_t dev, uint64_t ino);
+void fe_map_pend_undo(uint32_t *c);
 
 /* Whether this process has the counters (maps them now if it can): its
  * changes that show in no stat (DROP, RENAME, RENAMEDIR) may go one-way,
