@@ -539,7 +539,6 @@ static void read_signals(struct loop *lp)
 	}
 }
 
-/* Serve the messages waiting on c, up to MSGS_PER_WAKE; may close c. */
 /* Carry out every one-way change queued on c, up to the first message
  * that is not one (left for conn_input(), which checks it as usual). */
 static void drain_conn(struct loop *lp, struct conn *c)
@@ -605,6 +604,7 @@ static bool needs_drain(const struct fe_req *req)
 	       req->op != FE_OP_SESSION && req->op != FE_OP_DETACH;
 }
 
+/* Serve the messages waiting on c, up to MSGS_PER_WAKE; may close c. */
 static void conn_input(struct loop *lp, struct conn *c, uint32_t events)
 {
 	if (c->ckpt_wait) {
