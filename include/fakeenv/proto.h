@@ -146,10 +146,11 @@ _Static_assert(FE_TAIL_MAX >= 2 * FE_PATH_MAX, "RENAMEDIR fits");
  *         rehash is in progress (read-only).  err -ENOSYS: the table is
  *         not shared; readers ask with GET, writers wait for replies.
  *
- * Order.  GET, XGET, XLIST, STATS, STATUS and CHECKPOINT first apply
- * every one-way change already queued on any connection (a drain): a
- * change that returned in any process before a read started is in the
- * table when the read is answered.
+ * Order.  Every request that waits for a reply, but MAP, SESSION and
+ * DETACH, first has the daemon apply every one-way change already queued
+ * on any connection (a drain): a change that returned in any process
+ * before a read (GET, XGET, XLIST, STATS, STATUS, CHECKPOINT) or a
+ * change with a reply started is in the table before it.
  *
  * The xattrs the daemon keeps (the names a real filesystem refuses to an
  * unprivileged user: security.*, trusted.*, system.posix_acl_access and
