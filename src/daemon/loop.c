@@ -716,12 +716,25 @@ static int next_timeout(const struct loop *lp)
 }
 
 /* Returns 0 when told to stop, or -errno when epoll fails. */
+/*
+ * How long the loop keeps looking for messages without sleeping after it
+ * served some.  One-way changes come in bursts (chown -R, tar x), one
+ * every few microseconds, and a daemon asleep in epoll_wait must be woken
+ * for each: a cross-CPU wake-up (tens of microseconds here) that the
+ * sender pays, and whose latency then backs the queue up.  Polling a
+ * short while after activity costs a little CPU at the end of a burst.
+ */
+#define SPIN_US 200
+
 static int run(struct loop *lp)
 {
 	struct epoll_event evs[MAX_EVENTS];
+	long long spin_until = 0;
 
 	while (!lp->stop) {
-		int n = epoll_wait(lp->ep, evs, MAX_EVENTS, next_timeout(lp));
+		bool spin = spin_until && now_us() < spin_until;
+		int n = epoll_wait(lp->ep, evs, MAX_EVENTS,
+				   spin ? 0 : next_timeout(lp));
 
 		if (n < 0) {
 			if (errno == EINTR)
@@ -741,6 +754,10 @@ static int run(struct loop *lp)
 			else
 				conn_input(lp, tag, evs[i].events);
 		}
+		if (n > 0)
+			spin_until = now_us() + SPIN_US;
+		else if (spin)
+			continue; /* still looking: nothing else is due yet */
 		fe_tab_rehash_step(&lp->srv.tab,
 				   n ? FE_TAB_STEP : IDLE_REHASH_STEP);
 		if (lp->lfd_paused &&
