@@ -539,6 +539,24 @@ static void read_signals(struct loop *lp)
 	}
 }
 
+/* Whether the n bytes at buf, from c, are a valid request; a bad one
+ * closes c. */
+static bool req_ok(struct loop *lp, struct conn *c, const void *buf,
+		   ssize_t n)
+{
+	const char *why;
+
+	/* With MSG_TRUNC, n is the real length even past the buffer: an
+	 * over-long message fails the length check. */
+	if (fe_req_check(buf, (size_t)n, &why) == 0)
+		return true;
+	fe_log("daemon: pid %d: bad request (%s, %ld bytes): closing its "
+	       "connection",
+	       (int)c->peer, why, (long)n);
+	conn_close(lp, c);
+	return false;
+}
+
 /* Carry out every one-way change queued on c, up to the first message
  * that is not one (left for conn_input(), which checks it as usual). */
 static void drain_conn(struct loop *lp, struct conn *c)
@@ -546,7 +564,6 @@ static void drain_conn(struct loop *lp, struct conn *c)
 	for (;;) {
 		struct fe_req h;
 		struct fe_rep rep;
-		const char *why;
 		ssize_t n = recv(c->fd, &h, sizeof(h), MSG_PEEK | MSG_DONTWAIT);
 
 		if (n < 0 && errno == EINTR)
@@ -557,13 +574,8 @@ static void drain_conn(struct loop *lp, struct conn *c)
 			 MSG_TRUNC | MSG_DONTWAIT);
 		if (n <= 0)
 			return;
-		if (fe_req_check(lp->dbuf.bytes, (size_t)n, &why) < 0) {
-			fe_log("daemon: pid %d: bad request (%s, %ld bytes): "
-			       "closing its connection",
-			       (int)c->peer, why, (long)n);
-			conn_close(lp, c);
+		if (!req_ok(lp, c, lp->dbuf.bytes, n))
 			return;
-		}
 		fe_serve_req(&lp->srv, &c->sess, &lp->dbuf.req,
 			     lp->dbuf.req.tail_len ?
 				     lp->dbuf.bytes + sizeof(struct fe_req) :
@@ -616,7 +628,6 @@ static void conn_input(struct loop *lp, struct conn *c, uint32_t events)
 	for (int i = 0; i < MSGS_PER_WAKE; i++) {
 		ssize_t n = recv(c->fd, lp->buf.bytes, sizeof(lp->buf.bytes),
 				 MSG_TRUNC | MSG_DONTWAIT);
-		const char *why;
 		struct fe_rep rep;
 
 		if (n < 0 && errno == EINTR)
@@ -636,15 +647,8 @@ static void conn_input(struct loop *lp, struct conn *c, uint32_t events)
 			conn_close(lp, c);
 			return;
 		}
-		/* With MSG_TRUNC, n is the real length even past the
-		 * buffer: an over-long message fails the length check. */
-		if (fe_req_check(lp->buf.bytes, (size_t)n, &why) < 0) {
-			fe_log("daemon: pid %d: bad request (%s, %ld bytes): "
-			       "closing its connection",
-			       (int)c->peer, why, (long)n);
-			conn_close(lp, c);
+		if (!req_ok(lp, c, lp->buf.bytes, n))
 			return;
-		}
 		if (needs_drain(&lp->buf.req))
 			drain(lp, c);
 		if (lp->buf.req.op == FE_OP_STATUS) {
