@@ -557,11 +557,17 @@ static bool req_ok(struct loop *lp, struct conn *c, const void *buf,
 	return false;
 }
 
+/* Messages one drain takes from a connection at most: far more than its
+ * receive buffer holds when the drain starts (a few hundred), so that
+ * everything queued then is taken, and a sender that keeps sending
+ * cannot keep a drain, and so a reader, waiting for ever. */
+#define DRAIN_MAX 65536
+
 /* Carry out every one-way change queued on c, up to the first message
  * that is not one (left for conn_input(), which checks it as usual). */
 static void drain_conn(struct loop *lp, struct conn *c)
 {
-	for (;;) {
+	for (int k = 0; k < DRAIN_MAX; k++) {
 		struct fe_req h;
 		struct fe_rep rep;
 		ssize_t n = recv(c->fd, &h, sizeof(h), MSG_PEEK | MSG_DONTWAIT);
