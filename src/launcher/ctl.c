@@ -93,6 +93,9 @@ static void print_status(const char *where, const char *state,
 	printf("orphans:         %llu kept (no name left, maybe open), %llu "
 	       "reaped\n",
 	       (unsigned long long)st->orphans, (unsigned long long)st->reaped);
+	printf("lost changes:    %llu (one-way changes the daemon could not "
+	       "store)\n",
+	       (unsigned long long)st->lost);
 	if (!(st->flags & FE_S_JOURNAL)) {
 		printf("journal:         none (in memory only: -s FILE or "
 		       "--state DIR keep it)\n");

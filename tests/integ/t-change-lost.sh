@@ -19,11 +19,14 @@ mkdir t && for i in $(seq 1 5000); do : >t/f$i; done
 vm=$(awk '/^VmSize/ { print $2 }' "/proc/$pid/status")
 prlimit --as=$(( (vm + 16) * 1024 )) --pid "$pid" || exit 3
 chown -R 5:5 t 2>/dev/null
+"$FE" status >status.out
 exit 0
 EOS
 out=$(fe sh lost.sh 2>&1); rc=$?
 check_eq "a run whose changes were lost exits 125" "$rc" 125
 check_match "and says how many" "$out" 'fakeenv: [0-9]+ recorded changes? could not be kept by the daemon \(out of memory\)'
+check_match "fakeenv status counts them" "$(grep '^lost changes:' status.out)" '^lost changes: +[1-9][0-9]* '
+
 out=$(fe sh -c 'mkdir u && : >u/f && chown 5:5 u/f' 2>&1); rc=$?
 check_eq "a run with nothing lost exits 0 and says nothing" "$rc:$out" "0:"
 done_testing
