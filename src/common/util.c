@@ -151,35 +151,13 @@ void fe_log(const char *fmt, ...)
 
 const char *fe_strerror(int err)
 {
-	static const struct {
-		int err;
-		const char *msg;
-	} msgs[] = {
-		{ EPERM, "Operation not permitted" },
-		{ ENOENT, "No such file or directory" },
-		{ EIO, "Input/output error" },
-		{ EACCES, "Permission denied" },
-		{ EEXIST, "File exists" },
-		{ ENOTDIR, "Not a directory" },
-		{ EISDIR, "Is a directory" },
-		{ EINVAL, "Invalid argument" },
-		{ EMFILE, "Too many open files" },
-		{ ENOSPC, "No space left on device" },
-		{ EROFS, "Read-only file system" },
-		{ EPIPE, "Broken pipe" },
-		{ ENAMETOOLONG, "File name too long" },
-		{ ENOSYS, "Function not implemented" },
-		{ ENOMEM, "Cannot allocate memory" },
-		{ ECONNREFUSED, "Connection refused" },
-		{ ECONNRESET, "Connection reset by peer" },
-		{ EPROTO, "Protocol error" },
-		{ ENOEXEC, "Exec format error" },
-	};
+	/* strerrordesc_np, unlike strerror, neither translates nor allocates:
+	 * safe in the shim and in signal handlers. */
+	const char *msg = err > 0 ? strerrordesc_np(err) : NULL;
 	static _Thread_local char other[32];
 
-	for (size_t i = 0; i < FE_ARRAY_LEN(msgs); i++)
-		if (msgs[i].err == err)
-			return msgs[i].msg;
+	if (msg)
+		return msg;
 	fe_fmt(other, sizeof(other), "error %d", err);
 	return other;
 }

@@ -29,8 +29,8 @@ size_t fe_fmt(char *buf, size_t size, const char *fmt, ...)
 /* Write "fakeenv: <message>\n" to stderr in one write(2); errno is kept. */
 void fe_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
-/* The errno name-free description of an error, async-signal-safe:
- * "No such file or directory" for the common ones, "error N" otherwise. */
+/* The C locale's description of an errno value, async-signal-safe:
+ * "No such file or directory", "error N" for a number libc does not know. */
 const char *fe_strerror(int err);
 
 /* Parse a decimal uint32 from s up to the first char in stops (or NUL).
