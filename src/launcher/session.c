@@ -76,6 +76,76 @@ static int check_base(const char *base)
 	return 0;
 }
 
+/* A private directory older than this with no daemon answering on its
+ * socket is a leftover: a launcher between mkdtemp and listen holds one
+ * for microseconds, never for this long. */
+#define STALE_DIR_AGE 10
+
+/* Whether a daemon listens on SOCK; a full backlog counts as listening.
+ * Never blocks. */
+static bool sock_answers(int dfd, const char *sock)
+{
+	struct sockaddr_un sa;
+	char path[64];
+	int fd, r;
+
+	/* Connect through /proc/self/fd: BASE's path may be too long for
+	 * sun_path when the socket's own path is not. */
+	snprintf(path, sizeof(path), "/proc/self/fd/%d/%s", dfd, sock);
+	if (!fill_addr(&sa, path))
+		return true;
+	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (fd < 0)
+		return true;
+	r = connect(fd, (struct sockaddr *)&sa, sizeof(sa));
+	if (r < 0 && (errno == ECONNREFUSED || errno == ENOENT))
+		r = -1;
+	else
+		r = 0;
+	close(fd);
+	return r == 0;
+}
+
+/*
+ * Remove what launchers of ours killed before their command started left
+ * in BASE: directories named like ours, owned by us, 0700, older than
+ * STALE_DIR_AGE, holding at most a socket no daemon answers on.  A daemon
+ * removes its directory when it exits; a launcher killed by SIGKILL
+ * before the daemon ran cannot.  Errors are ignored: this is tidying.
+ */
+static void remove_stale_dirs(const char *base)
+{
+	const size_t plen = sizeof(DIR_TEMPLATE) - 7;
+	time_t now = time(NULL);
+	DIR *d = opendir(base);
+	struct dirent *e;
+
+	if (!d)
+		return;
+	while ((e = readdir(d))) {
+		struct stat st;
+		int dfd;
+
+		if (strncmp(e->d_name, DIR_TEMPLATE, plen) != 0 ||
+		    strlen(e->d_name) != sizeof(DIR_TEMPLATE) - 1 ||
+		    (e->d_type != DT_DIR && e->d_type != DT_UNKNOWN))
+			continue;
+		dfd = openat(dirfd(d), e->d_name,
+			     O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (dfd < 0)
+			continue;
+		if (fstat(dfd, &st) == 0 && st.st_uid == getuid() &&
+		    (st.st_mode & 07777) == 0700 &&
+		    st.st_mtime < now - STALE_DIR_AGE &&
+		    !sock_answers(dfd, SOCK_NAME)) {
+			(void)unlinkat(dfd, SOCK_NAME, 0);
+			(void)unlinkat(dirfd(d), e->d_name, AT_REMOVEDIR);
+		}
+		close(dfd);
+	}
+	closedir(d);
+}
+
 /*
  * The private directory: under $XDG_RUNTIME_DIR (per-user, 0700, cleaned at
  * logout), else $TMPDIR, else /tmp; the first that works wins, so a stale
@@ -100,6 +170,7 @@ static char *make_dir(void)
 		err = -check_base(base);
 		if (err)
 			continue;
+		remove_stale_dirs(base);
 		len = strlen(base);
 		dir = xasprintf("%s%s" DIR_TEMPLATE, base,
 				base[len - 1] == '/' ? "" : "/");
