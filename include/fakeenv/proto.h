@@ -23,7 +23,7 @@
 
 #include <stdint.h>
 
-#define FE_PROTO_VERSION 2
+#define FE_PROTO_VERSION 3
 
 /* Longest tail, NUL included.  Longer paths are simply not sent: the path
  * is a hint for the journal, never a key. */
@@ -255,6 +255,18 @@ _Static_assert(FE_REP_MAX == sizeof(struct fe_rep) + FE_XATTR_LIST_MAX &&
 #define FE_S_JOURNAL 0x1u /* the session has a journal file */
 #define FE_S_SAVING  0x2u /* a checkpoint is being written now */
 #define FE_S_LOADED  0x4u /* a journal was loaded at start */
+#define FE_S_FAILING 0x8u /* the last journal write failed: the unsaved
+			     changes are not on disk */
+#define FE_S_PREV_LOST 0x10u /* the daemon before this one left changes
+				it could not write (DIR/unsaved); prev_*
+				say what it knew */
+
+/* What a failed journal write was (fe_status.fail_what). */
+#define FE_FAIL_CHECKPOINT 1 /* a checkpoint: asked for, or the interval */
+#define FE_FAIL_EXIT       2 /* the last write, as the daemon left */
+#define FE_FAIL_REPLACED   3 /* none was tried: the --state directory was
+				removed or replaced since the daemon
+				locked it */
 
 /* The reply to STATUS.  Times are unix seconds, 0 for never. */
 struct fe_status {
@@ -287,7 +299,17 @@ struct fe_status {
 	uint64_t lost;            /* one-way changes the daemon could not
 				     store (out of memory): the session's
 				     state is wrong for them */
+	uint64_t failures;        /* journal writes that failed since the
+				     start */
+	uint64_t fail_time;       /* when the last one failed */
+	int32_t  fail_err;        /* its -errno */
+	uint32_t fail_what;       /* FE_FAIL_*, 0: none failed */
+	uint64_t prev_time;       /* FE_S_PREV_LOST: when that daemon left */
+	uint64_t prev_changes;    /* the changes it could not write, 0:
+				     unknown */
+	int32_t  prev_err;        /* why, -errno; 0: unknown */
+	uint32_t pad;             /* zero */
 };
-_Static_assert(sizeof(struct fe_status) == 160, "bump FE_PROTO_VERSION");
+_Static_assert(sizeof(struct fe_status) == 208, "bump FE_PROTO_VERSION");
 
 #endif

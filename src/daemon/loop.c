@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "common/util.h"
+#include "journal/unsaved.h"
 #include "reap.h"
 #include "serve.h"
 #include "state.h"
@@ -79,6 +80,19 @@ struct loop {
 	uint64_t journal_bytes;
 	uint64_t snap_us;      /* the last snapshot's duration */
 	uint64_t write_us;     /* the last write's */
+	uint64_t failures;     /* journal writes that failed */
+	uint64_t fail_time;    /* unix time of the last failure */
+	int fail_err;          /* its -errno */
+	uint32_t fail_what;    /* FE_FAIL_* */
+	bool failing;          /* the last write failed, none since worked */
+	bool have_dir;         /* dir is set: a --state session */
+	struct fe_state_dir dir;
+	bool dir_gone;         /* dir is no longer ours: nothing is written,
+				  and we leave once no client is left */
+	int reserve;           /* fe_unsaved_reserve()'s fd, or -1 */
+	bool have_prev;        /* DIR/unsaved was there at the start (or we
+				  left one): prev says what it holds */
+	struct fe_unsaved prev;
 	struct fe_load_stats load;
 	bool loaded;
 	uint64_t started;      /* unix time */
@@ -403,6 +417,47 @@ static void reap(struct loop *lp)
 	}
 }
 
+/* A journal write failed (what: FE_FAIL_*): counted, kept for STATUS,
+ * logged.  The unsaved changes stay unsaved until a write succeeds. */
+static void ckpt_failed(struct loop *lp, uint32_t what, int r)
+{
+	lp->failures++;
+	lp->fail_time = (uint64_t)time(NULL);
+	lp->fail_err = r;
+	lp->fail_what = what;
+	lp->failing = true;
+	if (what == FE_FAIL_REPLACED)
+		fe_log("daemon: %s is no longer the directory this daemon "
+		       "locked (removed, renamed or made again): nothing is "
+		       "written there; %llu unsaved change%s lost",
+		       lp->dir.path, (unsigned long long)unsaved(lp),
+		       unsaved(lp) == 1 ? " is" : "s are");
+	else
+		fe_log("daemon: %s to %s: %s; the last journal is intact, "
+		       "%llu change%s not on disk (%llu failed write%s)",
+		       what == FE_FAIL_EXIT ? "last write" : "checkpoint",
+		       lp->cfg->save, fe_strerror(-r),
+		       (unsigned long long)unsaved(lp),
+		       unsaved(lp) == 1 ? "" : "s",
+		       (unsigned long long)lp->failures,
+		       lp->failures == 1 ? "" : "s");
+}
+
+/* Whether DIR may be written to: false (and the failure counted, once
+ * noticed) when it is no longer the directory we locked. */
+static bool dir_ours(struct loop *lp)
+{
+	if (!lp->have_dir)
+		return true;
+	if (!lp->dir_gone && fe_state_dir_check(&lp->dir) == 0)
+		return true;
+	if (!lp->dir_gone) {
+		lp->dir_gone = true;
+		ckpt_failed(lp, FE_FAIL_REPLACED, -ESTALE);
+	}
+	return false;
+}
+
 /* Start writing the journal from a snapshot, or note that another is
  * wanted when one is being written. */
 static void ckpt_start(struct loop *lp)
@@ -421,14 +476,18 @@ static void ckpt_start(struct loop *lp)
 	for (struct conn *c = lp->conns; c; c = c->next)
 		if (c->ckpt_wait == CKPT_NEXT)
 			c->ckpt_wait = CKPT_RUNNING;
+	if (!dir_ours(lp)) {
+		lp->ckpt_ms = now_ms();
+		ckpt_answer(lp, -ESTALE, 0, 0);
+		return;
+	}
 	reap(lp);
 	t0 = now_us();
 	sn = fe_snap_take(&lp->srv.tab);
 	lp->snap_us = (uint64_t)(now_us() - t0);
 	r = sn ? fe_saver_start(&lp->saver, sn, lp->cfg->save) : -ENOMEM;
 	if (r < 0) {
-		fe_log("daemon: checkpoint to %s: %s; the last journal is "
-		       "intact", lp->cfg->save, fe_strerror(-r));
+		ckpt_failed(lp, FE_FAIL_CHECKPOINT, r);
 		/* The interval tries again in its time, not at once. */
 		lp->ckpt_ms = now_ms();
 		ckpt_answer(lp, r, 0, 0);
@@ -438,13 +497,29 @@ static void ckpt_start(struct loop *lp)
 }
 
 static void ckpt_written(struct loop *lp, int r, uint64_t bytes,
-			 uint64_t changes)
+			 uint64_t changes, uint32_t what)
 {
 	lp->ckpt_ms = now_ms();
 	if (r < 0) {
-		fe_log("daemon: checkpoint to %s: %s; the last journal is "
-		       "intact", lp->cfg->save, fe_strerror(-r));
+		/* -ESTALE from the writer's own look at DIR. */
+		if (lp->have_dir && !lp->dir_gone &&
+		    fe_state_dir_check(&lp->dir) < 0)
+			(void)dir_ours(lp);
+		else
+			ckpt_failed(lp, what, r);
 		return;
+	}
+	lp->failing = false;
+	if (lp->have_prev) {
+		/* The journal is whole again: what the marker said has been
+		 * reported by whoever looked, and is no longer news. */
+		int e = fe_unsaved_clear(lp->dir.fd);
+
+		if (e < 0)
+			fe_log("daemon: cannot remove %s/%s: %s", lp->dir.path,
+			       FE_UNSAVED_NAME, fe_strerror(-e));
+		else
+			lp->have_prev = false;
 	}
 	lp->saved_changes = changes;
 	lp->on_disk = true;
@@ -460,10 +535,46 @@ static void ckpt_done(struct loop *lp)
 	int r = fe_saver_finish(&lp->saver, &bytes, &records);
 
 	lp->write_us = lp->saver.write_us;
-	ckpt_written(lp, r, bytes, lp->snap_changes);
+	ckpt_written(lp, r, bytes, lp->snap_changes, FE_FAIL_CHECKPOINT);
 	ckpt_answer(lp, r, records, bytes);
 	if (lp->ckpt_again)
 		ckpt_start(lp);
+}
+
+/*
+ * Leaving with changes that are not on disk: say so in DIR/unsaved,
+ * where the next launcher and `fakeenv status` look.  The disk may be
+ * full, so the marker is made from the reserve taken at the start (an
+ * unnamed inode with its block written, fe_unsaved_reserve()): naming it
+ * needs a directory entry only.  When even that fails (no O_TMPFILE
+ * and no free inode, or the directory itself cannot grow), what is left
+ * is this log line, in DIR/log if it can still be appended to, or on the
+ * stderr we were given.  Never into a directory that is no longer ours.
+ */
+static void leave_unsaved(struct loop *lp)
+{
+	struct fe_unsaved u = {
+		.time = (uint64_t)time(NULL),
+		.changes = unsaved(lp),
+		.err = lp->fail_err,
+	};
+	int r;
+
+	if (!lp->have_dir || !dir_ours(lp))
+		return;
+	if (lp->have_prev)
+		u.changes += lp->prev.changes;
+	r = fe_unsaved_leave(lp->dir.fd, lp->reserve, &u);
+	lp->reserve = -1; /* taken over */
+	if (r < 0) {
+		fe_log("daemon: cannot leave %s/%s to say that %llu changes "
+		       "are lost: %s",
+		       lp->dir.path, FE_UNSAVED_NAME,
+		       (unsigned long long)u.changes, fe_strerror(-r));
+		return;
+	}
+	lp->have_prev = true;
+	lp->prev = u;
 }
 
 /* The last write, in this thread: nothing else runs any more. */
@@ -483,14 +594,22 @@ static int ckpt_final(struct loop *lp)
 	for (struct conn *c = lp->conns; c; c = c->next)
 		if (c->ckpt_wait)
 			c->ckpt_wait = CKPT_RUNNING;
+	if (!dir_ours(lp)) {
+		ckpt_answer(lp, -ESTALE, 0, 0);
+		return -ESTALE;
+	}
 	reap(lp);
 	sn = fe_snap_take(&lp->srv.tab);
-	r = sn ? fe_snap_save(sn, lp->cfg->save, &bytes) : -ENOMEM;
+	r = !sn ? -ENOMEM :
+	    lp->have_dir ? fe_snap_save_dir(sn, &lp->dir, &bytes) :
+			   fe_snap_save(sn, lp->cfg->save, &bytes);
 	if (sn)
 		records = fe_snap_count(sn);
 	fe_snap_free(sn);
-	ckpt_written(lp, r, bytes, lp->srv.changes);
+	ckpt_written(lp, r, bytes, lp->srv.changes, FE_FAIL_EXIT);
 	ckpt_answer(lp, r, records, bytes);
+	if (r < 0 && unsaved(lp))
+		leave_unsaved(lp);
 	return r;
 }
 
@@ -516,6 +635,10 @@ static void status(struct loop *lp, struct conn *c)
 		.orphans = lp->srv.orphans,
 		.reaped = lp->srv.reaped,
 		.lost = lp->srv.lost,
+		.failures = lp->failures,
+		.fail_time = lp->fail_time,
+		.fail_err = lp->fail_err,
+		.fail_what = lp->fail_what,
 	};
 
 	if (lp->cfg->save)
@@ -524,6 +647,14 @@ static void status(struct loop *lp, struct conn *c)
 		st.flags |= FE_S_SAVING;
 	if (lp->loaded)
 		st.flags |= FE_S_LOADED;
+	if (lp->failing)
+		st.flags |= FE_S_FAILING;
+	if (lp->have_prev) {
+		st.flags |= FE_S_PREV_LOST;
+		st.prev_time = lp->prev.time;
+		st.prev_changes = lp->prev.changes;
+		st.prev_err = lp->prev.err;
+	}
 	(void)reply(lp, c, &st, sizeof(st));
 }
 
@@ -790,7 +921,10 @@ static int run(struct loop *lp)
 		if (lp->srv.clients || !lp->had_client)
 			lp->linger_ms = -1;
 		else if (lp->linger_ms < 0)
-			lp->linger_ms = now_ms() + lp->cfg->linger * 1000LL;
+			/* A directory that is no longer ours can be given
+			 * nothing more: no lingering for it. */
+			lp->linger_ms = now_ms() + (dir_ours(lp) ?
+				lp->cfg->linger * 1000LL : 0);
 		if (lp->linger_ms >= 0 && now_ms() >= lp->linger_ms)
 			lp->stop = true;
 		if (ckpt_due(lp) >= 0 && now_ms() >= ckpt_due(lp))
@@ -832,7 +966,11 @@ static int leave(struct loop *lp)
 {
 	int r;
 
-	if (unlink(lp->cfg->sock) < 0 && errno != ENOENT)
+	/* Through DIR's fd: the path may lead to a new DIR by now, whose
+	 * socket is another daemon's. */
+	if ((lp->have_dir ? unlinkat(lp->dir.fd, "sock", 0) :
+			    unlink(lp->cfg->sock)) < 0 &&
+	    errno != ENOENT)
 		fe_log("daemon: cannot remove %s: %s", lp->cfg->sock,
 		       fe_strerror(errno));
 	close(lp->lfd);
@@ -924,12 +1062,27 @@ int fe_loop_run(const struct fe_loop_cfg *cfg)
 	lp->uid = getuid();
 	lp->linger_ms = -1;
 	lp->started = (uint64_t)time(NULL);
+	lp->reserve = -1;
+	if (cfg->state && cfg->state_fd >= 0) {
+		r = fe_state_dir_init(&lp->dir, cfg->state, cfg->state_fd,
+				      "journal");
+		if (r < 0)
+			goto out_free_loop;
+		lp->have_dir = true;
+		r = fe_unsaved_read(cfg->state_fd, FE_UNSAVED_NAME, &lp->prev);
+		if (r < 0)
+			fe_log("daemon: %s/%s: %s", cfg->state,
+			       FE_UNSAVED_NAME, fe_strerror(-r));
+		lp->have_prev = r > 0;
+		lp->reserve = fe_unsaved_reserve(cfg->state_fd);
+	}
 	r = fe_srv_init(&lp->srv, cfg->unknown_is_real);
 	if (r < 0)
 		goto out_free_loop;
 	r = fe_saver_init(&lp->saver);
 	if (r < 0)
 		goto out_free_srv;
+	lp->saver.dir = lp->have_dir ? &lp->dir : NULL;
 	/* Signals first: a SIGTERM during a long load must not kill us
 	 * before it has been read. */
 	lp->sfd = setup_signals();
@@ -999,6 +1152,8 @@ out_free_loop:
 		unlink(cfg->sock);
 		close(lp->lfd);
 	}
+	if (lp->reserve >= 0)
+		close(lp->reserve);
 	free(lp);
 	return r;
 out_close_lfd:

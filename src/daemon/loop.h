@@ -28,6 +28,9 @@ struct fe_loop_cfg {
 				 changes; 0: only when asked and at exit */
 	const char *log;      /* once the journal is loaded, stderr goes
 				 here (appended), or NULL to keep it */
+	const char *state;    /* --state DIR, or NULL: the journal and the
+				 marker are written through state_fd */
+	int state_fd;         /* DIR opened when it was locked; -1 */
 };
 
 /*
@@ -42,6 +45,13 @@ struct fe_loop_cfg {
  * when the journal could not be loaded (missing, unreadable or refused),
  * or another -errno when the loop could not be set up or the last save
  * failed; each is logged.  cfg->sock is gone when it returns.
+ *
+ * With cfg->state, nothing is written unless DIR still is the directory
+ * the daemon locked (fe_state_dir_check()); when it is not, that counts
+ * as a failed write and the daemon leaves as soon as no client is left.
+ * A daemon that leaves with changes it could not write says so in
+ * DIR/unsaved (src/journal/unsaved.h) and removes that file once a
+ * journal is written.
  */
 int fe_loop_run(const struct fe_loop_cfg *cfg);
 

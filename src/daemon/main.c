@@ -91,16 +91,14 @@ static bool is_listener(int fd)
 }
 
 /* Hold DIR/lock for the rest of our life.  A predecessor still writing
- * its last journal holds it: wait for it, so that we load what it wrote. */
-static int lock_state(const char *dir)
+ * its last journal holds it: wait for it, so that we load what it wrote.
+ * The lock is taken in dfd, the directory every later write goes to. */
+static int lock_state(int dfd)
 {
-	char path[PATH_MAX];
 	int fd;
 
-	if ((size_t)fe_fmt(path, sizeof(path), "%s/lock", dir) >=
-	    sizeof(path) - 1)
-		return -ENAMETOOLONG;
-	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+	fd = openat(dfd, "lock", O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW,
+		    0600);
 	if (fd < 0)
 		return -errno;
 	while (flock(fd, LOCK_EX) < 0)
@@ -128,7 +126,7 @@ static void remove_stale_temps(const char *dir)
 int main(int argc, char **argv)
 {
 	static char sock[PATH_MAX], journal[PATH_MAX], log[PATH_MAX];
-	struct fe_loop_cfg cfg = { .linger = 0 };
+	struct fe_loop_cfg cfg = { .linger = 0, .state_fd = -1 };
 	const char *dir = NULL, *state = NULL;
 	const char *end;
 	bool have_fd = false;
@@ -199,7 +197,11 @@ int main(int argc, char **argv)
 	 * job control never reach us; EPERM: the launcher already did it. */
 	(void)setsid();
 	if (state) {
-		r = lock_state(state);
+		/* Opened once: the identity the daemon writes into for its
+		 * whole life (see fe_state_dir_check()). */
+		cfg.state = state;
+		cfg.state_fd = open(state, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		r = cfg.state_fd < 0 ? -errno : lock_state(cfg.state_fd);
 		if (r < 0) {
 			fe_log("daemon: cannot lock %s/lock: %s", state,
 			       fe_strerror(-r));

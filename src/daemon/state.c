@@ -499,6 +499,60 @@ static int emit(struct fe_jnl_w *w, int fd, void *ctx)
 	return fe_jnl_w_end(w);
 }
 
+int fe_state_dir_init(struct fe_state_dir *d, const char *path, int fd,
+		      const char *journal)
+{
+	struct stat st;
+
+	if (fstat(fd, &st) < 0)
+		return -errno;
+	d->path = path;
+	d->fd = fd;
+	d->journal = journal;
+	d->dev = (uint64_t)st.st_dev;
+	d->ino = (uint64_t)st.st_ino;
+	return 0;
+}
+
+int fe_state_dir_check(const struct fe_state_dir *d)
+{
+	struct stat st;
+
+	/* The path first, then the fd: a directory removed and made again
+	 * may even get the old inode number back on some filesystems,
+	 * but then the old one has no link left. */
+	if (stat(d->path, &st) < 0 || (uint64_t)st.st_dev != d->dev ||
+	    (uint64_t)st.st_ino != d->ino)
+		return -ESTALE;
+	if (fstat(d->fd, &st) < 0 || st.st_nlink == 0)
+		return -ESTALE;
+	return 0;
+}
+
+static int dir_check(void *ctx)
+{
+	return fe_state_dir_check(ctx);
+}
+
+/* *bytes for a save of sn that returned r. */
+static void saved_bytes(const struct fe_snap *sn, int r, uint64_t *bytes)
+{
+	*bytes = 0;
+	if (r == 0)
+		*bytes = FE_JNL_HDR_SIZE + (uint64_t)sn->n * FE_JNL_REC_SIZE +
+			 sn->paths_len + FE_JNL_TRL_SIZE;
+}
+
+int fe_snap_save_dir(const struct fe_snap *sn, const struct fe_state_dir *dir,
+		     uint64_t *bytes)
+{
+	int r = fe_jnl_save_at(dir->fd, dir->journal, dir_check, (void *)dir,
+			       emit, (void *)sn);
+
+	saved_bytes(sn, r, bytes);
+	return r;
+}
+
 int fe_snap_save(const struct fe_snap *sn, const char *path,
 		 uint64_t *bytes)
 {
@@ -527,7 +581,8 @@ static void *saver_main(void *arg)
 	struct timespec a, b;
 
 	clock_gettime(CLOCK_MONOTONIC, &a);
-	sv->result = fe_snap_save(sv->snap, sv->path, &sv->bytes);
+	sv->result = sv->dir ? fe_snap_save_dir(sv->snap, sv->dir, &sv->bytes) :
+			     fe_snap_save(sv->snap, sv->path, &sv->bytes);
 	clock_gettime(CLOCK_MONOTONIC, &b);
 	sv->write_us = (uint64_t)((b.tv_sec - a.tv_sec) * 1000000LL +
 				  (b.tv_nsec - a.tv_nsec) / 1000);

@@ -45,10 +45,40 @@ struct fe_snap *fe_snap_take(const struct fe_tab *t);
 void fe_snap_free(struct fe_snap *sn);
 size_t fe_snap_count(const struct fe_snap *sn);
 
+/*
+ * The --state directory a daemon locked: its fd, opened once at the
+ * start, and its identity then.  Every write into it goes through fd and
+ * is made only while path still leads to that directory: one removed
+ * (`rm -rf DIR`), renamed, or made again at the same path is no longer
+ * ours, and the session that owns the new one must not get our journal.
+ */
+struct fe_state_dir {
+	const char *path;    /* DIR, as given */
+	int fd;              /* DIR, O_RDONLY | O_DIRECTORY */
+	const char *journal; /* the journal's name in it */
+	uint64_t dev;        /* fd's st_dev and st_ino at the start */
+	uint64_t ino;
+};
+
+/* Fill d for fd (DIR at path).  Returns 0 or -errno. */
+int fe_state_dir_init(struct fe_state_dir *d, const char *path, int fd,
+		      const char *journal);
+
+/* 0 while path leads to d's directory and it still has a name; -ESTALE
+ * when it does not (gone, or another directory there now).  Safe in any
+ * thread. */
+int fe_state_dir_check(const struct fe_state_dir *d);
+
 /* Write sn to path atomically; *bytes gets the journal's size.
  * Returns 0 or -errno. */
 int fe_snap_save(const struct fe_snap *sn, const char *path,
 		 uint64_t *bytes);
+
+/* The same into dir's journal, through its fd, dir checked before each
+ * step.  Returns 0 or -errno (-ESTALE: dir is no longer ours, and
+ * nothing was renamed into it). */
+int fe_snap_save_dir(const struct fe_snap *sn, const struct fe_state_dir *dir,
+		     uint64_t *bytes);
 
 /*
  * A background writer.  fe_saver_start() hands it a snapshot (always
@@ -62,6 +92,8 @@ struct fe_saver {
 	pthread_t thread;
 	struct fe_snap *snap;
 	const char *path;
+	const struct fe_state_dir *dir; /* set after fe_saver_init() for a
+				 --state directory, else NULL */
 	int result;           /* 0 or -errno */
 	uint64_t bytes;
 	uint64_t records;

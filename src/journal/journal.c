@@ -738,6 +738,71 @@ out_free:
 	return r;
 }
 
+/* A temporary name beside name in dirfd, made with O_EXCL (mkostemp has
+ * no *at form); the suffix is the pid, a counter and the clock. */
+static int tmp_at(int dirfd, const char *name, char *tmp, size_t size)
+{
+	static unsigned seq;
+
+	for (int i = 0; i < 100; i++) {
+		struct timespec ts;
+		int fd;
+
+		clock_gettime(CLOCK_REALTIME, &ts);
+		if ((size_t)snprintf(tmp, size, "%s.tmp.%ld%u%06ld", name,
+				     (long)getpid(),
+				     __atomic_add_fetch(&seq, 1, __ATOMIC_RELAXED),
+				     ts.tv_nsec / 1000 % 1000000) >= size)
+			return -ENAMETOOLONG;
+		fd = openat(dirfd, tmp,
+			    O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW,
+			    0600);
+		if (fd >= 0 || errno != EEXIST)
+			return fd < 0 ? -errno : fd;
+	}
+	return -EEXIST;
+}
+
+int fe_jnl_save_at(int dirfd, const char *name, int (*check)(void *ctx),
+		   void *check_ctx,
+		   int (*emit)(struct fe_jnl_w *w, int fd, void *ctx), void *ctx)
+{
+	struct fe_jnl_w w = {.fd = -1, .err = -EINVAL};
+	char tmp[512];
+	int fd, r;
+
+	r = check ? check(check_ctx) : 0;
+	if (r < 0)
+		return r;
+	fd = tmp_at(dirfd, name, tmp, sizeof(tmp));
+	if (fd < 0)
+		return fd;
+	r = emit(&w, fd, ctx);
+	if (w.buf) { /* emit() never ended the writer */
+		free(w.buf);
+		if (!r)
+			r = -EINVAL;
+	}
+	if (!r)
+		r = w.err;
+	if (!r && fsync(fd))
+		r = -errno;
+	if (close(fd) && errno != EINTR && !r)
+		r = -errno;
+	/* The last look before the name changes: the rename itself stays
+	 * in dirfd, so a directory made since at the same path never gets
+	 * the journal, whatever happens between the two. */
+	if (!r && check)
+		r = check(check_ctx);
+	if (!r && renameat(dirfd, tmp, dirfd, name))
+		r = -errno;
+	if (r) {
+		unlinkat(dirfd, tmp, 0);
+		return r;
+	}
+	return fsync(dirfd) ? -errno : 0;
+}
+
 int fe_jnl_read_file(const char *path, unsigned char **buf, size_t *len)
 {
 	struct stat st;

@@ -202,6 +202,18 @@ int fe_jnl_save(const char *path,
 		int (*emit)(struct fe_jnl_w *w, int fd, void *ctx), void *ctx);
 
 /*
+ * fe_jnl_save() into the directory dirfd (open for reading), under name:
+ * the temporary file, the rename and the fsync all go through dirfd, so
+ * a directory that was removed never gets the journal, and one made at
+ * its path since never does either.  check(check_ctx), when not NULL,
+ * runs before the temporary file is made and again before the rename;
+ * a non-zero return (-errno) stops the save there and is its result.
+ */
+int fe_jnl_save_at(int dirfd, const char *name, int (*check)(void *ctx),
+		   void *check_ctx,
+		   int (*emit)(struct fe_jnl_w *w, int fd, void *ctx), void *ctx);
+
+/*
  * Read the whole file at path into a malloc'd buffer (*buf, *len).
  * Returns 0 or -errno (-EFBIG past SIZE_MAX/2).  -ENOENT is the caller's
  * to judge (a journal not written yet).

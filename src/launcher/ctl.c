@@ -6,7 +6,9 @@
 #include "ctl.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +18,7 @@
 
 #include "fakeenv/env.h"
 #include "journal/journal.h"
+#include "journal/unsaved.h"
 #include "session.h"
 #include "utils.h"
 
@@ -35,6 +38,42 @@ static void when(char *buf, size_t size, uint64_t t)
 		snprintf(buf, size, "never");
 }
 
+/* "N changes" of a marker, or "changes" when it could not say. */
+static void lost_changes(char *buf, size_t size, uint64_t n)
+{
+	if (n)
+		snprintf(buf, size, "%llu change%s", (unsigned long long)n,
+			 n == 1 ? "" : "s");
+	else
+		snprintf(buf, size, "changes");
+}
+
+/* One line for DIR/unsaved, without "fakeenv: " or a newline. */
+static void say_unsaved(char *buf, size_t size, const char *dir,
+			uint64_t time, uint64_t changes, int err)
+{
+	char t[64], n[64];
+
+	when(t, sizeof(t), time);
+	lost_changes(n, sizeof(n), changes);
+	snprintf(buf, size, "%s could not be written to %s/journal%s%s%s by "
+		 "the daemon that left at %s: they are lost",
+		 n, dir, err ? " (" : "", err ? strerror(-err) : "",
+		 err ? ")" : "", t);
+}
+
+/* DIR/unsaved read by path; 1 when it is there (*u filled), else 0. */
+static int read_unsaved(const char *dir, struct fe_unsaved *u)
+{
+	char *path = xasprintf("%s/%s", dir, FE_UNSAVED_NAME);
+	int r = fe_unsaved_read(AT_FDCWD, path, u);
+
+	if (r < 0)
+		fe_msg(-r, "%s", path);
+	free(path);
+	return r > 0;
+}
+
 /* status with no daemon: what the journal on disk holds. */
 static int status_offline(const char *dir)
 {
@@ -47,6 +86,18 @@ static int status_offline(const char *dir)
 
 	printf("state:           %s\n", dir);
 	printf("daemon:          not running\n");
+	{
+		struct fe_unsaved u;
+
+		if (read_unsaved(dir, &u)) {
+			char line[PATH_MAX + 256];
+
+			say_unsaved(line, sizeof(line), dir, u.time, u.changes,
+				    u.err);
+			printf("not written:     %s (%s/%s)\n", line, dir,
+			       FE_UNSAVED_NAME);
+		}
+	}
 	r = fe_jnl_read_file(path, &buf, &len);
 	if (r == -ENOENT) {
 		printf("journal:         none yet\n");
@@ -103,7 +154,31 @@ static void print_status(const char *where, const char *state,
 	}
 	printf("unsaved changes: %llu%s\n", (unsigned long long)st->unsaved,
 	       st->flags & FE_S_SAVING ? " (a checkpoint is being written)" :
+	       st->flags & FE_S_FAILING ? " (the last write failed: not on "
+					  "disk)" :
 					 "");
+	if (st->failures) {
+		when(t, sizeof(t), st->fail_time);
+		printf("last failure:    %s: %s, at %s (%llu failed write%s%s)\n",
+		       st->fail_what == FE_FAIL_EXIT ? "the last write" :
+		       st->fail_what == FE_FAIL_REPLACED ? "no write" :
+							   "checkpoint",
+		       st->fail_what == FE_FAIL_REPLACED ?
+			       "the state directory was removed or replaced "
+			       "since the daemon locked it" :
+			       strerror(-st->fail_err),
+		       t, (unsigned long long)st->failures,
+		       st->failures == 1 ? "" : "s",
+		       st->flags & FE_S_FAILING ? ", none written since" :
+						  ", a later one worked");
+	}
+	if (st->flags & FE_S_PREV_LOST) {
+		char line[PATH_MAX + 256];
+
+		say_unsaved(line, sizeof(line), state ? state : where,
+			    st->prev_time, st->prev_changes, st->prev_err);
+		printf("not written:     %s\n", line);
+	}
 	when(t, sizeof(t), st->last_checkpoint);
 	printf("last checkpoint: %s (%llu written by this daemon)\n", t,
 	       (unsigned long long)st->checkpoints);
@@ -182,8 +257,21 @@ int fe_ctl_main(int argc, char **argv)
 			return r;
 		}
 		if (state && (r == -ENOENT || r == -ECONNREFUSED)) {
+			struct fe_unsaved u;
+
 			/* Nothing to write: a daemon that left wrote its
-			 * journal as it went. */
+			 * journal as it went, or said in DIR/unsaved that
+			 * it could not. */
+			if (read_unsaved(state, &u)) {
+				char line[PATH_MAX + 256];
+
+				say_unsaved(line, sizeof(line), state, u.time,
+					    u.changes, u.err);
+				fe_msg(0, "checkpoint: no daemon is running "
+				       "for %s, and %s", state, line);
+				free(state_sock);
+				return 1;
+			}
 			printf("no daemon is running for %s: its journal is "
 			       "already on disk\n", state);
 			free(state_sock);
@@ -208,8 +296,18 @@ int fe_ctl_main(int argc, char **argv)
 			die("checkpoint: this session keeps its state in "
 			    "memory only (start it with -s FILE or --state "
 			    "DIR)");
-		if (r < 0)
+		if (r < 0) {
+			struct fe_status st;
+
+			if (fe_sess_status(&s, &st) == 0 &&
+			    st.fail_what == FE_FAIL_REPLACED)
+				die("checkpoint: %s is no longer the directory "
+				    "its daemon locked (removed or made "
+				    "again): %llu changes are not written",
+				    state ? state : sock,
+				    (unsigned long long)st.unsaved);
 			die("checkpoint: %s", strerror(-r));
+		}
 		printf("checkpoint: %llu records, %llu bytes\n",
 		       (unsigned long long)rep.count[0],
 		       (unsigned long long)rep.count[1]);
@@ -217,4 +315,63 @@ int fe_ctl_main(int argc, char **argv)
 	close(s.ctl);
 	free(state_sock);
 	return 0;
+}
+
+/* CHECKPOINT on s: 0 or -errno. */
+static int checkpoint(struct fe_sess *s)
+{
+	struct fe_req req = { .op = FE_OP_CHECKPOINT,
+			      .version = FE_PROTO_VERSION };
+	struct fe_rep rep;
+
+	return fe_sess_call(s, &req, &rep);
+}
+
+bool fe_ctl_prev_lost(struct fe_sess *s, const char *dir)
+{
+	char line[PATH_MAX + 256];
+	struct fe_status st;
+	int r;
+
+	if (fe_sess_status(s, &st) < 0 || !(st.flags & FE_S_PREV_LOST))
+		return false;
+	say_unsaved(line, sizeof(line), dir, st.prev_time, st.prev_changes,
+		    st.prev_err);
+	fe_msg(0, "%s", line);
+	r = checkpoint(s);
+	if (r < 0)
+		fe_msg(-r, "%s/journal cannot be written now either "
+		       "(%s/%s stays)", dir, dir, FE_UNSAVED_NAME);
+	return true;
+}
+
+int fe_ctl_state_end(struct fe_sess *s, const char *dir, int status)
+{
+	struct fe_status st;
+	char t[64];
+	int r;
+
+	if (fe_sess_status(s, &st) < 0 || !(st.flags & FE_S_FAILING) ||
+	    !st.unsaved)
+		return status;
+	/* CMD is done: one more try, which also says what fails now. */
+	r = checkpoint(s);
+	if (r == 0)
+		return status;
+	if (fe_sess_status(s, &st) < 0)
+		st.fail_what = 0;
+	when(t, sizeof(t), st.fail_time);
+	if (st.fail_what == FE_FAIL_REPLACED)
+		fe_msg(0, "%s was removed or replaced while this session ran: "
+		       "%llu change%s of it cannot be written to its journal",
+		       dir, (unsigned long long)st.unsaved,
+		       st.unsaved == 1 ? "" : "s");
+	else
+		fe_msg(-r, "cannot write the state to %s/journal: %llu "
+		       "change%s not on disk (%llu failed writes, the last "
+		       "at %s)",
+		       dir, (unsigned long long)st.unsaved,
+		       st.unsaved == 1 ? "" : "s",
+		       (unsigned long long)st.failures, t);
+	return status ? status : FE_EXIT_FAIL;
 }

@@ -392,6 +392,7 @@ int main(int argc, char **argv)
 	const char *outer;
 	char *self, *lib, *daemon;
 	uint64_t lost0;
+	bool prev_lost;
 	int r, err, status;
 
 	open_std_fds();
@@ -430,6 +431,9 @@ int main(int argc, char **argv)
 	fe_sess_start(&sess, daemon, &o.sess);
 	/* A --state daemon may have lost changes of other sessions. */
 	lost0 = o.sess.state ? lost_now(&sess) : 0;
+	/* And an earlier daemon may have left without writing them: CMD
+	 * then sees an older state, which it must not do in silence. */
+	prev_lost = o.sess.state && fe_ctl_prev_lost(&sess, sess.dir);
 	fe_run_setenv(sess.sock, lib, o.sess.unknown_is_real);
 	/* CMD's `fakeenv status` finds this session's state; the shim waits
 	 * a moment for a daemon that is being restarted. */
@@ -461,6 +465,10 @@ int main(int argc, char **argv)
 	if (o.sess.save)
 		status = save_now(&sess, o.sess.save, status);
 	status = check_lost(&sess, lost0, status);
+	if (o.sess.state)
+		status = fe_ctl_state_end(&sess, sess.dir, status);
+	if (prev_lost && !status)
+		status = FE_EXIT_FAIL;
 	fe_sess_detach(&sess);
 	free(daemon);
 	free(lib);
