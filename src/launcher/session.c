@@ -353,13 +353,17 @@ static int stop_daemon(struct fe_sess *s)
 	return st;
 }
 
-/* Reap our daemon if it exits within a bounded while (a second): its wait
- * status, or -1 when it did not (or there is none). */
-static int reap_soon(struct fe_sess *s)
+/* How long a daemon that reset our connection may take to exit: it is
+ * leaving by itself (valgrind's leak check alone can take seconds). */
+#define LEAVE_WAIT_MS 10000
+
+/* Reap our daemon if it exits within max_ms: its wait status, or -1 when
+ * it did not (or there is none). */
+static int reap_soon(struct fe_sess *s, int max_ms)
 {
 	int st;
 
-	for (int i = 0; s->daemon > 0 && i < 100; i++) {
+	for (int ms = 0; s->daemon > 0 && ms < max_ms; ms += 10) {
 		pid_t p = waitpid(s->daemon, &st, WNOHANG);
 
 		if (p == s->daemon) {
@@ -378,11 +382,12 @@ void fe_sess_fail(struct fe_sess *s, const char *daemon, int err)
 	/* A reset connection is a daemon leaving by itself, which closes
 	 * its socket a moment before it can be reaped: wait for that,
 	 * rather than kill it and report our reset for its reason. */
-	int st = err == ECONNRESET ? reap_soon(s) : -1;
+	int st = err == ECONNRESET ? reap_soon(s, LEAVE_WAIT_MS) : -1;
+	bool by_itself = st != -1;
 	int killed = stop_daemon(s);
 	bool ended;
 
-	if (st == -1)
+	if (!by_itself)
 		st = killed;
 	ended = st != -1;
 
@@ -391,9 +396,14 @@ void fe_sess_fail(struct fe_sess *s, const char *daemon, int err)
 	if (ended && WIFEXITED(st) && WEXITSTATUS(st) != FE_EXIT_FAIL)
 		fe_msg(0, "cannot start the daemon %s: exit status %d", daemon,
 		       WEXITSTATUS(st));
-	else if (ended && WIFSIGNALED(st) && WTERMSIG(st) != SIGKILL)
+	else if (ended && WIFSIGNALED(st) &&
+		 (by_itself || WTERMSIG(st) != SIGKILL))
 		fe_msg(0, "cannot start the daemon %s: killed by signal %d",
 		       daemon, WTERMSIG(st));
+	else if ((!ended || !WIFEXITED(st)) && err == ECONNRESET)
+		fe_msg(0, "cannot start the daemon %s: it closed our "
+			  "connection and had not exited %d s later",
+		       daemon, LEAVE_WAIT_MS / 1000);
 	else if (!ended || !WIFEXITED(st))
 		fe_msg(err, "cannot start the daemon %s", daemon);
 	remove_dir(s);
@@ -657,7 +667,7 @@ int fe_sess_restart(struct fe_sess *s, const char *daemon,
 	s->ctl = -1;
 	/* Our child closes its end as it exits, a moment before it can be
 	 * reaped: wait for that moment. */
-	wst = reap_soon(s);
+	wst = reap_soon(s, 1000);
 	if (wst != -1)
 		describe_status(how, sizeof(how), wst);
 	free(s->dir);

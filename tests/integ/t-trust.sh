@@ -15,6 +15,31 @@ check_eq "socket file 0600 under umask 000" "$got" 600
 got=$(umask 000; fe_opt --state st0 -- sh -c 'stat -c %a st0/sock' 2>/dev/null)
 check_eq "--state socket file 0600 under umask 000" "$got" 600
 
+# --- one refusal, one message ------------------------------------------
+# A daemon that refuses its journal resets the launcher's connection and
+# exits a moment later; a slow exit (valgrind's leak check, a loaded
+# machine) must not add "Connection reset by peer" to its own message.
+# The launcher runs the fakeenvd beside it: here one that lingers 2 s
+# after the real one has closed its socket and exited.
+must "a launcher dir" mkdir "$T/slow"
+cp "$BUILD/fakeenv" "$BUILD/libfakeenv.so" "$T/slow/"
+cat >"$T/slow/fakeenvd" <<EOS
+#!/bin/bash
+"$BUILD/fakeenvd" "\$@" &
+exec 3<&-
+wait \$!
+rc=\$?
+sleep 2
+exit \$rc
+EOS
+chmod 0755 "$T/slow" "$T/slow/fakeenvd"
+printf 'not a journal at all' >bad.j
+chmod 0644 bad.j
+as_user "$T/slow/fakeenv" -i bad.j -- true 2>err2; rc=$?
+check_eq "a refused journal, a slow daemon exit: 125" "$rc" 125
+check_match "... the refusal said" "$(cat err2)" 'journal bad.j: not a journal'
+check_eq "... and nothing else" "$(wc -l <err2)" 1
+
 if [ "$(id -u)" != 0 ]; then
 	for c in "state dir in a directory uid 1 may write: refused" \
 		"a shim pointed at uid 1's daemon: no faked owner" \
