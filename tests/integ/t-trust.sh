@@ -15,6 +15,12 @@ check_eq "socket file 0600 under umask 000" "$got" 600
 got=$(umask 000; fe_opt --state st0 -- sh -c 'stat -c %a st0/sock' 2>/dev/null)
 check_eq "--state socket file 0600 under umask 000" "$got" 600
 
+# A TMPDIR another user may write is passed over for the next base.
+must "an open TMPDIR" as_user mkdir -m 0777 opentmp
+must "chmod (umask)" chmod 0777 opentmp
+got=$(TMPDIR=$W/opentmp fe sh -c 'echo "$FAKEENV_SOCKET"')
+check_match "a TMPDIR writable by others is not used" "$got" '^/tmp/fakeenv\.'
+
 # --- one refusal, one message ------------------------------------------
 # A daemon that refuses its journal resets the launcher's connection and
 # exits a moment later; a slow exit (valgrind's leak check, a loaded
@@ -103,6 +109,15 @@ out=$(as_user env FAKEENV_SOCKET="$S" "$FE" -- stat -c %u:%g f 2>&1); rc=$?
 check_eq "the launcher joining uid 1's daemon: refused" "$rc" 125
 check_match "... saying why" "$out" "refused the daemon at $S: it runs as uid 1"
 kill "$fake"; wait "$fake" 2>/dev/null
+
+# --- a process of another user given the session's socket -------------
+fe sh -c 'echo "$FAKEENV_SOCKET" >sock2; while [ ! -e done2 ]; do sleep 0.05; done' 2>/dev/null &
+p=$!
+wait_until 10 test -s sock2
+env FAKEENV_SOCKET="$(cat sock2)" LD_PRELOAD="$LIB" stat -c %u f >/dev/null 2>err3
+check_match "root in the user's session: told it was refused" "$(cat err3)" "refused: the daemon at $(cat sock2) runs as uid $TUID, not as this process \(uid 0\)"
+touch done2
+wait $p
 
 # --- other users knocking: the log stays small --------------------------
 fe sh -c 'echo "$FAKEENV_SOCKET" >sock; while [ ! -e done ]; do sleep 0.05; done' 2>"$W/err" &
