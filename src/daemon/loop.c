@@ -36,6 +36,19 @@
 /* The same accept error is logged at most this often. */
 #define ACCEPT_LOG_MS 60000
 
+/* Refused connections and bad requests cost their sender nothing: the
+ * first NOISE_FIRST of each are logged one by one, the rest are counted
+ * and summed up in one line at most every NOISE_EVERY_MS, and at exit. */
+#define NOISE_FIRST    5
+#define NOISE_EVERY_MS 10000
+
+struct noise {
+	const char *what;  /* "refused connections", "bad requests" */
+	uint64_t total;    /* since the start */
+	uint64_t unsaid;   /* counted, not yet in a summary */
+	long long said_ms; /* CLOCK_MONOTONIC ms of the last summary */
+};
+
 struct conn {
 	int fd;
 	pid_t peer;        /* SO_PEERCRED pid, for logs */
@@ -98,6 +111,8 @@ struct loop {
 	uint64_t started;      /* unix time */
 	bool stop;             /* leave the loop */
 	uid_t uid;             /* peers must run as this uid */
+	struct noise refused;  /* connections of other users */
+	struct noise bad;      /* malformed requests */
 	struct conn *conns;    /* open clients */
 	struct fe_srv srv;
 	union {
@@ -232,6 +247,39 @@ static void resume_accept(struct loop *lp)
 	lp->lfd_paused = false;
 }
 
+/* Log the summary of what n counted and did not log, if there is any and
+ * the last was long enough ago (or now is true). */
+static void noise_sum(struct noise *n, bool now)
+{
+	long long t = now_ms();
+
+	if (!n->unsaid || (!now && t - n->said_ms < NOISE_EVERY_MS))
+		return;
+	fe_log("daemon: %llu more %s, not logged one by one (%llu since "
+	       "the start)",
+	       (unsigned long long)n->unsaid, n->what,
+	       (unsigned long long)n->total);
+	n->unsaid = 0;
+	n->said_ms = t;
+}
+
+/* Count one event of n: true when its own line is to be logged. */
+static bool noise_count(struct noise *n)
+{
+	if (++n->total <= NOISE_FIRST) {
+		if (n->total == NOISE_FIRST) {
+			fe_log("daemon: %d %s: from now on they are counted, "
+			       "with one line at most every %d s",
+			       NOISE_FIRST, n->what, NOISE_EVERY_MS / 1000);
+			n->said_ms = now_ms();
+		}
+		return true;
+	}
+	n->unsaid++;
+	noise_sum(n, false);
+	return false;
+}
+
 /* Admit one accepted socket: the peer must be our own user. */
 static void admit(struct loop *lp, int fd)
 {
@@ -246,8 +294,11 @@ static void admit(struct loop *lp, int fd)
 		return;
 	}
 	if (cred.uid != lp->uid) {
-		fe_log("daemon: refusing pid %d: uid %u is not ours (%u)",
-		       (int)cred.pid, (unsigned)cred.uid, (unsigned)lp->uid);
+		if (noise_count(&lp->refused))
+			fe_log("daemon: refusing pid %d: uid %u is not ours "
+			       "(%u)",
+			       (int)cred.pid, (unsigned)cred.uid,
+			       (unsigned)lp->uid);
 		close(fd);
 		return;
 	}
@@ -681,9 +732,10 @@ static bool req_ok(struct loop *lp, struct conn *c, const void *buf,
 	 * over-long message fails the length check. */
 	if (fe_req_check(buf, (size_t)n, &why) == 0)
 		return true;
-	fe_log("daemon: pid %d: bad request (%s, %ld bytes): closing its "
-	       "connection",
-	       (int)c->peer, why, (long)n);
+	if (noise_count(&lp->bad))
+		fe_log("daemon: pid %d: bad request (%s, %ld bytes): closing "
+		       "its connection",
+		       (int)c->peer, why, (long)n);
 	conn_close(lp, c);
 	return false;
 }
@@ -1060,6 +1112,8 @@ int fe_loop_run(const struct fe_loop_cfg *cfg)
 	lp->cfg = cfg;
 	lp->lfd = cfg->listen_fd;
 	lp->uid = getuid();
+	lp->refused.what = "refused connections";
+	lp->bad.what = "bad requests";
 	lp->linger_ms = -1;
 	lp->started = (uint64_t)time(NULL);
 	lp->reserve = -1;
@@ -1135,6 +1189,8 @@ int fe_loop_run(const struct fe_loop_cfg *cfg)
 		int left;
 
 		r = run(lp);
+		noise_sum(&lp->refused, true);
+		noise_sum(&lp->bad, true);
 		left = leave(lp);
 		if (r == 0)
 			r = left;

@@ -237,10 +237,9 @@ int fe_ctl_main(int argc, char **argv)
 	if (!state && getenv(FE_ENV_STATE) && *getenv(FE_ENV_STATE))
 		state = getenv(FE_ENV_STATE);
 	if (state) {
-		struct stat st;
-
-		if (stat(state, &st) < 0)
-			die_errno("state directory %s", state);
+		/* As a session's start checks it: what is there could be
+		 * another user's. */
+		fe_sess_check_state(state);
 		sock = state_sock = fe_sess_state_sock(state);
 	} else {
 		sock = getenv(FE_ENV_SOCKET);

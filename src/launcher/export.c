@@ -179,12 +179,10 @@ static int checkpoint(const char *sock)
 static void sync_state(const char *dir)
 {
 	char *sock = fe_sess_state_sock(dir);
-	struct stat st;
 
-	if (stat(dir, &st) < 0)
-		die_errno("state directory %s", dir);
-	if (!S_ISDIR(st.st_mode))
-		die("state directory %s: not a directory", dir);
+	/* As a session's start checks it: what is there could be another
+	 * user's. */
+	fe_sess_check_state(dir);
 	for (int tries = 0;; tries++) {
 		int r = checkpoint(sock);
 

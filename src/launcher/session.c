@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <sys/file.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -44,9 +45,108 @@ static bool fill_addr(struct sockaddr_un *sa, const char *path)
 	return true;
 }
 
+/* Our real uid as the kernel gave it at exec.  Not getuid() alone: run
+ * inside a session (`fakeenv status` from CMD), the shim fakes it. */
+static uid_t real_uid(void)
+{
+	return (uid_t)getauxval(AT_UID);
+}
+
+/* Whether uid is us: the real user, or who the shim says we are. */
+static bool is_us(uid_t uid)
+{
+	return uid == real_uid() || uid == getuid();
+}
+
+/* Whether the daemon we connected to on fd runs as our own user
+ * (SO_PEERCRED: the uid it listened as); *uid gets its uid.  Another
+ * user's, at a path swapped under us, could answer anything. */
+static bool peer_ours(int fd, uid_t *uid)
+{
+	struct ucred cred;
+	socklen_t len = sizeof(cred);
+
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0)
+		die_errno("cannot check the daemon's user: SO_PEERCRED");
+	*uid = cred.uid;
+	return cred.uid == real_uid();
+}
+
+__attribute__((noreturn))
+static void die_not_ours(const char *path, uid_t uid)
+{
+	die("refused the daemon at %s: it runs as uid %u, not as you "
+	    "(uid %u)",
+	    path, (unsigned)uid, (unsigned)real_uid());
+}
+
+/*
+ * Whether nobody but us (and root) can replace what lies at DIR, an
+ * existing directory: every directory above its real path must be
+ * root's or ours and not writable by group or others, unless it is
+ * sticky and the entry below it on the way is ours (ssh's secure_path
+ * rule, with the exception that makes /tmp usable).  DIR itself is the
+ * caller's to check.  Returns 0, or -1 with why (of size bytes) saying
+ * which directory fails and how.
+ */
+static int secure_path(const char *dir, char *why, size_t size)
+{
+	char *path = realpath(dir, NULL);
+	struct stat st;
+	uid_t below;
+	int r = -1;
+
+	if (!path || lstat(path, &st) < 0) {
+		snprintf(why, size, "%s", strerror(errno));
+		free(path);
+		return -1;
+	}
+	below = st.st_uid;
+	while (strcmp(path, "/")) {
+		char *slash = strrchr(path, '/');
+
+		slash[slash == path] = '\0'; /* "/a" becomes "/" */
+		if (lstat(path, &st) < 0) {
+			snprintf(why, size, "%s: %s", path, strerror(errno));
+			goto out;
+		}
+		if (!S_ISDIR(st.st_mode)) {
+			snprintf(why, size, "%s: not a directory", path);
+			goto out;
+		}
+		if (st.st_uid != 0 && !is_us(st.st_uid)) {
+			snprintf(why, size,
+				 "the directory %s above it is owned by uid "
+				 "%u, who could replace what is in it",
+				 path, (unsigned)st.st_uid);
+			goto out;
+		}
+		if ((st.st_mode & 022) &&
+		    !((st.st_mode & S_ISVTX) && is_us(below))) {
+			snprintf(why, size,
+				 "the directory %s above it is writable by "
+				 "%s (mode %04o)%s, so another user could "
+				 "replace what is in it",
+				 path, st.st_mode & 002 ? "others" : "its group",
+				 (unsigned)(st.st_mode & 07777),
+				 st.st_mode & S_ISVTX ?
+					 " and what is below it there is not "
+					 "ours" :
+					 "");
+			goto out;
+		}
+		below = st.st_uid;
+	}
+	r = 0;
+out:
+	free(path);
+	return r;
+}
+
 bool fe_sess_alive(const char *path)
 {
 	struct sockaddr_un sa;
+	uid_t uid;
 	int fd, r;
 
 	if (!fill_addr(&sa, path))
@@ -55,6 +155,8 @@ bool fe_sess_alive(const char *path)
 	if (fd < 0)
 		return false;
 	r = connect(fd, (struct sockaddr *)&sa, sizeof(sa));
+	if (r == 0 && !peer_ours(fd, &uid))
+		die_not_ours(path, uid);
 	close(fd);
 	return r == 0;
 }
@@ -157,6 +259,7 @@ static char *make_dir(void)
 	const char *bases[] = { getenv("XDG_RUNTIME_DIR"), getenv("TMPDIR"),
 				"/tmp" };
 	const char *last = "/tmp";
+	char why[PATH_MAX + 256];
 	int err = 0;
 
 	for (size_t i = 0; i < sizeof(bases) / sizeof(bases[0]); i++) {
@@ -177,7 +280,12 @@ static char *make_dir(void)
 		if (strlen(dir) + sizeof("/" SOCK_NAME) > SUN_PATH_MAX) {
 			err = ENAMETOOLONG;
 		} else if (mkdtemp(dir)) {
-			return dir;
+			/* Ours and 0700, but the place it is in must be
+			 * safe too: the next base if it is not. */
+			if (secure_path(dir, why, sizeof(why)) == 0)
+				return dir;
+			rmdir(dir);
+			err = EPERM;
 		} else {
 			err = errno;
 		}
@@ -187,6 +295,8 @@ static char *make_dir(void)
 		die("cannot make the socket directory in %s: the socket path "
 		    "would exceed %zu bytes",
 		    last, SUN_PATH_MAX - 1);
+	if (err == EPERM)
+		die("cannot make the socket directory in %s: %s", last, why);
 	errno = err;
 	die_errno("cannot make the socket directory in %s", last);
 }
@@ -314,13 +424,17 @@ static int stop_daemon(struct fe_sess *s)
 	return st;
 }
 
-/* Reap our daemon if it exits within a bounded while (a second): its wait
- * status, or -1 when it did not (or there is none). */
-static int reap_soon(struct fe_sess *s)
+/* How long a daemon that reset our connection may take to exit: it is
+ * leaving by itself (valgrind's leak check alone can take seconds). */
+#define LEAVE_WAIT_MS 10000
+
+/* Reap our daemon if it exits within max_ms: its wait status, or -1 when
+ * it did not (or there is none). */
+static int reap_soon(struct fe_sess *s, int max_ms)
 {
 	int st;
 
-	for (int i = 0; s->daemon > 0 && i < 100; i++) {
+	for (int ms = 0; s->daemon > 0 && ms < max_ms; ms += 10) {
 		pid_t p = waitpid(s->daemon, &st, WNOHANG);
 
 		if (p == s->daemon) {
@@ -339,11 +453,12 @@ void fe_sess_fail(struct fe_sess *s, const char *daemon, int err)
 	/* A reset connection is a daemon leaving by itself, which closes
 	 * its socket a moment before it can be reaped: wait for that,
 	 * rather than kill it and report our reset for its reason. */
-	int st = err == ECONNRESET ? reap_soon(s) : -1;
+	int st = err == ECONNRESET ? reap_soon(s, LEAVE_WAIT_MS) : -1;
+	bool by_itself = st != -1;
 	int killed = stop_daemon(s);
 	bool ended;
 
-	if (st == -1)
+	if (!by_itself)
 		st = killed;
 	ended = st != -1;
 
@@ -352,9 +467,14 @@ void fe_sess_fail(struct fe_sess *s, const char *daemon, int err)
 	if (ended && WIFEXITED(st) && WEXITSTATUS(st) != FE_EXIT_FAIL)
 		fe_msg(0, "cannot start the daemon %s: exit status %d", daemon,
 		       WEXITSTATUS(st));
-	else if (ended && WIFSIGNALED(st) && WTERMSIG(st) != SIGKILL)
+	else if (ended && WIFSIGNALED(st) &&
+		 (by_itself || WTERMSIG(st) != SIGKILL))
 		fe_msg(0, "cannot start the daemon %s: killed by signal %d",
 		       daemon, WTERMSIG(st));
+	else if ((!ended || !WIFEXITED(st)) && err == ECONNRESET)
+		fe_msg(0, "cannot start the daemon %s: it closed our "
+			  "connection and had not exited %d s later",
+		       daemon, LEAVE_WAIT_MS / 1000);
 	else if (!ended || !WIFEXITED(st))
 		fe_msg(err, "cannot start the daemon %s", daemon);
 	remove_dir(s);
@@ -388,6 +508,8 @@ static void spawn(struct fe_sess *s, const char *daemon,
 	struct fe_req req = { .op = FE_OP_STATS, .version = FE_PROTO_VERSION };
 	struct fe_rep rep;
 	int lfd, argc = 0, r;
+	mode_t old_mask;
+	uid_t uid;
 	pid_t pid;
 
 	if (!fill_addr(&sa, s->sock)) /* the callers checked the length */
@@ -396,7 +518,13 @@ static void spawn(struct fe_sess *s, const char *daemon,
 	lfd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
 	if (lfd < 0)
 		start_fail(s, errno, "cannot create a socket");
-	if (bind(lfd, (struct sockaddr *)&sa, sizeof(sa)) < 0)
+	/* The socket file is made 0600 whatever the caller's umask: in a
+	 * --state directory others may search, no other user may connect
+	 * (they would only be refused, and fill the daemon's log). */
+	old_mask = umask(0177);
+	r = bind(lfd, (struct sockaddr *)&sa, sizeof(sa));
+	umask(old_mask);
+	if (r < 0)
 		start_fail(s, errno, "cannot bind %s", s->sock);
 	if (listen(lfd, 128) < 0)
 		start_fail(s, errno, "cannot listen on %s", s->sock);
@@ -441,6 +569,10 @@ static void spawn(struct fe_sess *s, const char *daemon,
 	if (connect(s->ctl, (struct sockaddr *)&sa, sizeof(sa)) < 0)
 		start_fail(s, errno, "cannot start the daemon: connect %s",
 			   s->sock);
+	if (!peer_ours(s->ctl, &uid))
+		start_fail(s, 0, "refused the daemon at %s: it runs as uid %u, "
+			   "not as you (uid %u)",
+			   s->sock, (unsigned)uid, (unsigned)real_uid());
 
 	pid = fork();
 	if (pid < 0)
@@ -461,6 +593,7 @@ static void spawn(struct fe_sess *s, const char *daemon,
 int fe_sess_connect(struct fe_sess *s, const char *path)
 {
 	struct sockaddr_un sa;
+	uid_t uid;
 
 	memset(s, 0, sizeof(*s));
 	s->ctl = -1;
@@ -476,6 +609,8 @@ int fe_sess_connect(struct fe_sess *s, const char *path)
 		s->ctl = -1;
 		return -err;
 	}
+	if (!peer_ours(s->ctl, &uid))
+		die_not_ours(path, uid);
 	return 0;
 }
 
@@ -503,26 +638,32 @@ static bool join(struct fe_sess *s)
 	return true;
 }
 
-/* The --state directory: made 0700 if missing; if it exists, it must be
- * a directory of ours that nobody else may write, since the journal and
- * the socket live there. */
-static void check_state_dir(const char *dir)
+void fe_sess_check_state(const char *dir)
 {
+	char why[PATH_MAX + 256];
 	struct stat st;
 
-	if (mkdir(dir, 0700) < 0 && errno != EEXIST)
-		die_errno("cannot make the state directory %s", dir);
 	if (lstat(dir, &st) < 0)
 		die_errno("state directory %s", dir);
 	if (!S_ISDIR(st.st_mode))
 		die("state directory %s: not a directory", dir);
-	if (st.st_uid != getuid())
+	if (!is_us(st.st_uid))
 		die("state directory %s: owned by uid %u, not by us (%u)", dir,
-		    (unsigned)st.st_uid, (unsigned)getuid());
+		    (unsigned)st.st_uid, (unsigned)real_uid());
 	if (st.st_mode & 022)
 		die("state directory %s: writable by others (mode %04o); "
 		    "chmod go-w it",
 		    dir, (unsigned)(st.st_mode & 07777));
+	if (secure_path(dir, why, sizeof(why)) < 0)
+		die("state directory %s: %s", dir, why);
+}
+
+/* The --state directory: made 0700 if missing, then checked. */
+static void check_state_dir(const char *dir)
+{
+	if (mkdir(dir, 0700) < 0 && errno != EEXIST)
+		die_errno("cannot make the state directory %s", dir);
+	fe_sess_check_state(dir);
 }
 
 /*
@@ -597,7 +738,7 @@ int fe_sess_restart(struct fe_sess *s, const char *daemon,
 	s->ctl = -1;
 	/* Our child closes its end as it exits, a moment before it can be
 	 * reaped: wait for that moment. */
-	wst = reap_soon(s);
+	wst = reap_soon(s, 1000);
 	if (wst != -1)
 		describe_status(how, sizeof(how), wst);
 	free(s->dir);

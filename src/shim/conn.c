@@ -23,6 +23,7 @@
 #include <signal.h>
 #include <stdatomic.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
@@ -54,6 +55,11 @@ static bool plain_io;      /* writev/read, not sendmsg/recv: a seccomp
 #define RESTART_STEP_MS 20
 
 static int sock_open_once(int *fd, struct stat *st);
+
+/* What sock_open_once() returns for a daemon of another user: a code no
+ * call on the way to it returns. */
+#define E_NOT_OURS EREMCHG
+static _Atomic uint32_t foreign_uid; /* that daemon's uid, for the report */
 
 static atomic_int waited_out; /* a wait for a restart ran out: no more */
 static bool conn_was_lost;    /* the connection broke: the next one may be
@@ -94,6 +100,31 @@ static int sock_open(int *fd, struct stat *st)
 	return r;
 }
 
+/* The real uid the kernel gave this process at exec: the shim's fake ids
+ * never change it, and reading it costs no call that could be wrapped. */
+static uint32_t our_uid(void)
+{
+	return (uint32_t)getauxval(AT_UID);
+}
+
+/* Whether the daemon on s runs as our own user (SO_PEERCRED: the uid it
+ * listened as).  Another user's daemon, at a path swapped under us, could
+ * answer anything: it is refused, as no daemon at all would be.  Returns 0
+ * or -errno (-E_NOT_OURS). */
+static int peer_check(int s)
+{
+	struct ucred cred;
+	socklen_t len = sizeof(cred);
+
+	if (getsockopt(s, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0)
+		return -errno;
+	if (cred.uid != our_uid()) {
+		atomic_store(&foreign_uid, (uint32_t)cred.uid);
+		return -E_NOT_OURS;
+	}
+	return 0;
+}
+
 static int sock_open_once(int *fd, struct stat *st)
 {
 	const char *path = fe_socket_path();
@@ -112,6 +143,11 @@ static int sock_open_once(int *fd, struct stat *st)
 		r = -errno;
 		close(s);
 		return r == -ENOENT || r == -ECONNREFUSED ? -EHOSTDOWN : r;
+	}
+	r = peer_check(s);
+	if (r < 0) {
+		close(s);
+		return r;
 	}
 	/* Out of the way of programs that expect the lowest free fd, or
 	 * dup2 onto 3, 4, ...: the highest tenth below the soft limit. */
@@ -386,12 +422,22 @@ static int call(struct fe_req *req, struct xchg *x)
 
 	/* A one-way send that failed is made again as a round trip
 	 * (fe_change()), which reconnects or reports. */
-	if (r < 0 && x->rep && atomic_exchange(&reported, 1) == 0)
-		fe_log("cannot reach the daemon at %s: %s; files read as "
-		       "having no record and ownership changes fail",
-		       fe_socket_path(),
-		       r == -EHOSTDOWN ? "no daemon is listening" :
-					 fe_strerror(-r));
+	if (r < 0 && x->rep && atomic_exchange(&reported, 1) == 0) {
+		if (r == -E_NOT_OURS)
+			fe_log("refused: the daemon at %s runs as uid %u, "
+			       "not as this process (uid %u); files read as "
+			       "having no record and ownership changes fail",
+			       fe_socket_path(),
+			       (unsigned)atomic_load(&foreign_uid),
+			       (unsigned)our_uid());
+		else
+			fe_log("cannot reach the daemon at %s: %s; files read "
+			       "as having no record and ownership changes "
+			       "fail",
+			       fe_socket_path(),
+			       r == -EHOSTDOWN ? "no daemon is listening" :
+						 fe_strerror(-r));
+	}
 	errno = saved;
 	return r;
 }
