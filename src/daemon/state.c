@@ -337,6 +337,16 @@ int fe_state_load(struct fe_srv *s, const char *path,
 		free(order);
 		fe_jnl_devmap_free(&dm);
 	}
+	/* Room for every record kept before the first goes in: see
+	 * fe_tab_reserve().  Without it the inserts grow the table as they
+	 * go, which fails, if memory is short, where it would have. */
+	{
+		uint64_t kept = 0;
+
+		for (uint64_t i = 0; i < v.nrec; i++)
+			kept += where[i].dev != LOCATE_GONE;
+		(void)fe_tab_reserve(&s->tab, kept);
+	}
 	for (uint64_t i = 0; i < v.nrec; i++) {
 		struct fe_jnl_rec jr;
 		struct fe_rec rec, old;

@@ -135,6 +135,12 @@ bool fe_tab_del(struct fe_tab *t, uint64_t dev, uint64_t ino);
 bool fe_tab_next(const struct fe_tab *t, size_t *pos, uint64_t *dev,
 		 uint64_t *ino, struct fe_rec *rec);
 
+/* Make room for n more records, so that inserting them grows nothing:
+ * finishes a rehash in progress and, when needed, moves every record to
+ * a bigger array at once (for a load, before any client).  Returns 0 or
+ * -ENOMEM (the table as it was). */
+int fe_tab_reserve(struct fe_tab *t, size_t n);
+
 /* Records held. */
 size_t fe_tab_count(const struct fe_tab *t);
 
