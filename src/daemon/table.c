@@ -711,6 +711,16 @@ bool fe_tab_del(struct fe_tab *t, uint64_t dev, uint64_t ino)
 	return true;
 }
 
+const char *fe_tab_pin_paths(struct fe_tab *t, size_t *len)
+{
+	return fe_arena_pin(&t->arena, len);
+}
+
+void fe_tab_unpin_paths(struct fe_tab *t, const char *buf)
+{
+	fe_arena_unpin(&t->arena, buf);
+}
+
 size_t fe_tab_count(const struct fe_tab *t)
 {
 	return t->cur.used + t->old.used;

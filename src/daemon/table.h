@@ -141,6 +141,13 @@ bool fe_tab_next(const struct fe_tab *t, size_t *pos, uint64_t *dev,
  * -ENOMEM (the table as it was). */
 int fe_tab_reserve(struct fe_tab *t, size_t n);
 
+/* The arena's buffer, pinned (fe_arena_pin()): the path offsets of the
+ * records as they are now stay readable there, unchanged, from any
+ * thread until fe_tab_unpin_paths().  *len gets its bytes in use.
+ * NULL when another pin of a buffer since moved is held. */
+const char *fe_tab_pin_paths(struct fe_tab *t, size_t *len);
+void fe_tab_unpin_paths(struct fe_tab *t, const char *buf);
+
 /* Records held. */
 size_t fe_tab_count(const struct fe_tab *t);
 
