@@ -105,6 +105,12 @@ $(BUILD)/tests/helpers/jdump: $(BUILD)/obj/tests/integ/helpers/jdump.o \
 	@mkdir -p $(@D)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^
 
+# mkjournal writes journals with the journal code, for bench/scale.
+$(BUILD)/bench/mkjournal: $(BUILD)/obj/bench/mkjournal.o $(JOURNAL_OBJ) \
+		$(COMMON_OBJ)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_LDFLAGS) -o $@ $^
+
 # Built as an ordinary library is (no -z noseparate-code): the "preload"
 # column of bench/run, the cost of any LD_PRELOAD library.
 $(BUILD)/bench/empty.so: bench/preload/empty.c

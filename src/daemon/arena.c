@@ -28,6 +28,8 @@ int fe_arena_init(struct fe_arena *a)
 
 void fe_arena_free(struct fe_arena *a)
 {
+	if (a->pinned != a->buf)
+		free(a->pinned);
 	free(a->buf);
 	free(a->next);
 	memset(a, 0, sizeof(*a));
@@ -52,8 +54,16 @@ int fe_arena_alloc(struct fe_arena *a, size_t n, uint32_t *off)
 		return -ENOMEM;
 	if (a->len + n > a->cap) {
 		size_t cap = cap_for(a->len + n);
-		char *buf = cap ? realloc(a->buf, cap) : NULL;
+		char *buf;
 
+		if (a->pins && a->buf == a->pinned) {
+			/* A snapshot reads the old buffer: copy, keep it. */
+			buf = cap ? malloc(cap) : NULL;
+			if (buf)
+				memcpy(buf, a->buf, a->len);
+		} else {
+			buf = cap ? realloc(a->buf, cap) : NULL;
+		}
 		if (!buf)
 			return -ENOMEM;
 		a->buf = buf;
@@ -115,7 +125,8 @@ int fe_arena_compact(struct fe_arena *a, fe_arena_walk_fn *walk, void *ctx)
 	a->next_cap = cap;
 	a->next_len = 1;
 	walk(a, ctx);
-	free(a->buf);
+	if (!a->pins || a->buf != a->pinned)
+		free(a->buf);
 	a->buf = a->next;
 	a->cap = cap;
 	a->len = a->next_len;
@@ -145,4 +156,25 @@ uint32_t fe_arena_move_n(struct fe_arena *a, uint32_t off, size_t n)
 	moved = (uint32_t)a->next_len;
 	a->next_len += n;
 	return moved;
+}
+
+const char *fe_arena_pin(struct fe_arena *a, size_t *len)
+{
+	if (a->pins && a->pinned != a->buf)
+		return NULL;
+	a->pinned = a->buf;
+	a->pins++;
+	*len = a->len;
+	return a->buf;
+}
+
+void fe_arena_unpin(struct fe_arena *a, const char *buf)
+{
+	if (!buf || !a->pins || buf != a->pinned)
+		return;
+	if (--a->pins)
+		return;
+	if (a->pinned != a->buf)
+		free(a->pinned);
+	a->pinned = NULL;
 }

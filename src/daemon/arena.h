@@ -24,6 +24,9 @@ struct fe_arena {
 	char *next;       /* compaction in progress: the new buffer, else NULL */
 	size_t next_cap;  /* bytes allocated for next */
 	size_t next_len;  /* bytes in use in next; <= next_cap */
+	char *pinned;     /* the buffer snapshots read, kept (never moved,
+			     written or freed) while pins > 0, else NULL */
+	size_t pins;      /* snapshots holding pinned */
 };
 
 /* Called by fe_arena_compact(): must call fe_arena_move() once for every
@@ -78,5 +81,16 @@ uint32_t fe_arena_move(struct fe_arena *a, uint32_t off);
 
 /* The same for an entry of n bytes. */
 uint32_t fe_arena_move_n(struct fe_arena *a, uint32_t off, size_t n);
+
+/* Keep the bytes now in the buffer where they are, unchanged, for a
+ * reader in another thread (a checkpoint's writer) until
+ * fe_arena_unpin(): growth copies instead of moving, compaction keeps the
+ * old buffer.  *len gets the bytes in use.  Returns the buffer, or NULL
+ * when another buffer is pinned already (one moved since). */
+const char *fe_arena_pin(struct fe_arena *a, size_t *len);
+
+/* Drop a pin of buf (from fe_arena_pin()); the last one frees a buffer
+ * the arena no longer uses.  In the arena's own thread only. */
+void fe_arena_unpin(struct fe_arena *a, const char *buf);
 
 #endif

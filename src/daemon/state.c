@@ -20,27 +20,31 @@
 #include "journal/journal.h"
 #include "journal/recheck.h"
 
-/* One record of a snapshot; its path is at off in the snapshot's string
- * buffer, len bytes plus a NUL, then xlen bytes of its xattr block. */
+/* One record of a snapshot: its slot's fields, 36 bytes (the slot's 40
+ * less its seq), so that the copy the checkpoint pays in memory is less
+ * than half the table's.  Its path and xattrs stay in the table's arena,
+ * pinned while the snapshot lives (fe_arena_pin()). */
 struct snap_rec {
-	uint64_t dev;
-	uint64_t ino;
-	uint64_t rdev;
-	uint64_t off;
-	uint32_t len;
-	uint32_t xlen;
+	uint32_t ino_lo;
+	uint32_t ino_hi;
+	uint32_t dev;   /* 32 bits, as in the slot */
+	uint32_t rdev;  /* with FE_REC_DEV_SET */
 	uint32_t uid;
 	uint32_t gid;
-	uint32_t mode;
-	uint32_t flags; /* FE_JNL_* */
 	uint32_t btag;
+	uint32_t path;  /* offset of its entry in the pinned arena, 0: none */
+	uint16_t mode;  /* as in the slot */
+	uint16_t flags; /* FE_REC_* */
 };
 
+_Static_assert(sizeof(struct snap_rec) == 36, "a snapshot record grew");
+
 struct fe_snap {
-	struct snap_rec *recs;
+	struct fe_tab *tab;    /* whose arena is pinned */
+	struct snap_rec *recs; /* n records */
 	size_t n;
-	char *paths;
-	size_t paths_len;
+	const char *arena;     /* the pinned arena buffer */
+	size_t arena_len;      /* its bytes in use at the snapshot */
 };
 
 static uint32_t jnl_flags(uint32_t rec_flags)
@@ -337,6 +341,16 @@ int fe_state_load(struct fe_srv *s, const char *path,
 		free(order);
 		fe_jnl_devmap_free(&dm);
 	}
+	/* Room for every record kept before the first goes in: see
+	 * fe_tab_reserve().  Without it the inserts grow the table as they
+	 * go, which fails, if memory is short, where it would have. */
+	{
+		uint64_t kept = 0;
+
+		for (uint64_t i = 0; i < v.nrec; i++)
+			kept += where[i].dev != LOCATE_GONE;
+		(void)fe_tab_reserve(&s->tab, kept);
+	}
 	for (uint64_t i = 0; i < v.nrec; i++) {
 		struct fe_jnl_rec jr;
 		struct fe_rec rec, old;
@@ -386,10 +400,10 @@ int fe_state_load(struct fe_srv *s, const char *path,
 
 /* ---- snapshots ---- */
 
-struct fe_snap *fe_snap_take(const struct fe_tab *t)
+struct fe_snap *fe_snap_take(struct fe_tab *t)
 {
 	struct fe_snap *sn = calloc(1, sizeof(*sn));
-	size_t n = fe_tab_count(t), pos = 0, plen = 0;
+	size_t n = fe_tab_count(t), pos = 0;
 	struct fe_rec rec;
 	uint64_t dev, ino;
 
@@ -398,47 +412,24 @@ struct fe_snap *fe_snap_take(const struct fe_tab *t)
 	sn->recs = malloc((n ? n : 1) * sizeof(*sn->recs));
 	if (!sn->recs)
 		goto fail;
-	/* Two passes over memory, so that the string buffer is allocated
-	 * once at its exact size. */
-	while (fe_tab_next(t, &pos, &dev, &ino, &rec)) {
-		const char *p = fe_tab_path(t, &rec);
-		const unsigned char *x;
-		size_t xlen;
-
-		fe_tab_xattrs(t, &rec, &x, &xlen);
-		plen += (p ? strlen(p) : 0) + 1 + xlen;
-	}
-	sn->paths = malloc(plen ? plen : 1);
-	if (!sn->paths)
+	sn->arena = fe_tab_pin_paths(t, &sn->arena_len);
+	if (!sn->arena)
 		goto fail;
-	pos = 0;
-	while (sn->n < n && fe_tab_next(t, &pos, &dev, &ino, &rec)) {
-		const char *p = fe_tab_path(t, &rec);
-		size_t len = p ? strlen(p) : 0;
-		struct snap_rec *s = &sn->recs[sn->n++];
-		const unsigned char *x;
-		size_t xlen;
-
-		fe_tab_xattrs(t, &rec, &x, &xlen);
-		*s = (struct snap_rec){
-			.dev = dev,
-			.ino = ino,
-			.rdev = (rec.flags & FE_REC_DEV_SET) ? rec.rdev : 0,
-			.off = sn->paths_len,
-			.len = (uint32_t)len,
-			.xlen = (uint32_t)xlen,
+	sn->tab = t;
+	while (sn->n < n && fe_tab_next(t, &pos, &dev, &ino, &rec))
+		sn->recs[sn->n++] = (struct snap_rec){
+			.ino_lo = (uint32_t)ino,
+			.ino_hi = (uint32_t)(ino >> 32),
+			.dev = (uint32_t)dev,
+			.rdev = (rec.flags & FE_REC_DEV_SET) ?
+					(uint32_t)rec.rdev : 0,
 			.uid = rec.uid,
 			.gid = rec.gid,
-			.mode = rec.mode,
-			.flags = jnl_flags(rec.flags),
 			.btag = rec.btag,
+			.path = rec.path,
+			.mode = (uint16_t)rec.mode,
+			.flags = (uint16_t)rec.flags,
 		};
-		memcpy(sn->paths + sn->paths_len, p ? p : "", len + 1);
-		sn->paths_len += len + 1;
-		if (xlen)
-			memcpy(sn->paths + sn->paths_len, x, xlen);
-		sn->paths_len += xlen;
-	}
 	return sn;
 fail:
 	fe_snap_free(sn);
@@ -449,8 +440,9 @@ void fe_snap_free(struct fe_snap *sn)
 {
 	if (!sn)
 		return;
+	if (sn->arena)
+		fe_tab_unpin_paths(sn->tab, sn->arena);
 	free(sn->recs);
-	free(sn->paths);
 	free(sn);
 }
 
@@ -459,27 +451,59 @@ size_t fe_snap_count(const struct fe_snap *sn)
 	return sn->n;
 }
 
+/*
+ * Journal record of s, its strings read from the pinned arena (in the
+ * writer's thread: those bytes never change while pinned).  An offset or
+ * a length that leads outside the bytes pinned gives no path and no
+ * xattrs rather than a read past them: the offsets come from slots in
+ * shared memory.
+ */
 static void to_jrec(const struct fe_snap *sn, const struct snap_rec *s,
 		    struct fe_jnl_rec *r)
 {
+	size_t off = s->path, left, plen;
+	const char *p;
+	uint32_t bl;
+
 	memset(r, 0, sizeof(*r));
 	r->dev = s->dev;
-	r->ino = s->ino;
+	r->ino = (uint64_t)s->ino_hi << 32 | s->ino_lo;
 	r->rdev = s->rdev;
 	r->uid = s->uid;
 	r->gid = s->gid;
 	r->mode = s->mode;
-	r->flags = s->flags;
+	r->flags = jnl_flags(s->flags);
 	r->btag = s->btag;
-	r->path = sn->paths + s->off;
-	r->path_len = s->len;
-	r->xattrs = (const unsigned char *)sn->paths + s->off + s->len + 1;
-	r->xattrs_len = s->xlen;
+	r->path = "";
+	r->xattrs = (const unsigned char *)"";
+	if (!off || off >= sn->arena_len)
+		return;
+	p = sn->arena + off;
+	left = sn->arena_len - off;
+	plen = strnlen(p, left);
+	if (plen == left)
+		return;
+	r->path = p;
+	r->path_len = plen;
+	left -= plen + 1;
+	if (!(s->flags & FE_REC_XATTR) || left < sizeof(bl))
+		return;
+	memcpy(&bl, p + plen + 1, sizeof(bl));
+	if (bl > left - sizeof(bl))
+		return;
+	r->xattrs = (const unsigned char *)p + plen + 1 + sizeof(bl);
+	r->xattrs_len = bl;
 }
+
+struct emit_ctx {
+	const struct fe_snap *sn;
+	uint64_t str; /* bytes of the string area, once emit() counted them */
+};
 
 static int emit(struct fe_jnl_w *w, int fd, void *ctx)
 {
-	const struct fe_snap *sn = ctx;
+	struct emit_ctx *ec = ctx;
+	const struct fe_snap *sn = ec->sn;
 	struct fe_jnl_rec r;
 	uint64_t str = 0;
 
@@ -487,6 +511,7 @@ static int emit(struct fe_jnl_w *w, int fd, void *ctx)
 		to_jrec(sn, &sn->recs[i], &r);
 		str += fe_jnl_str_len(&r);
 	}
+	ec->str = str;
 	fe_jnl_w_begin(w, fd, sn->n, str, (int64_t)time(NULL));
 	for (size_t i = 0; i < sn->n; i++) {
 		to_jrec(sn, &sn->recs[i], &r);
@@ -556,12 +581,13 @@ int fe_snap_save_dir(const struct fe_snap *sn, const struct fe_state_dir *dir,
 int fe_snap_save(const struct fe_snap *sn, const char *path,
 		 uint64_t *bytes)
 {
-	int r = fe_jnl_save(path, emit, (void *)sn);
+	struct emit_ctx ec = { .sn = sn };
+	int r = fe_jnl_save(path, emit, &ec);
 
 	*bytes = 0;
 	if (r == 0)
 		*bytes = FE_JNL_HDR_SIZE + (uint64_t)sn->n * FE_JNL_REC_SIZE +
-			 sn->paths_len + FE_JNL_TRL_SIZE;
+			 ec.str + FE_JNL_TRL_SIZE;
 	return r;
 }
 

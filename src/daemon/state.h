@@ -1,8 +1,9 @@
 /*
  * The daemon's side of the journal: loading one into the table at start,
  * with every record checked against the filesystem, and writing the table
- * out without stalling clients: the loop takes a snapshot (one copy of
- * the records and their paths, the only pause clients see) and a thread
+ * out without stalling clients: the loop takes a snapshot (a copy of
+ * the records' fixed fields, the only pause clients see; the paths are
+ * read where the table keeps them, pinned meanwhile) and a thread
  * writes it while the loop serves on.  A fork would be cheaper to start,
  * but the table may live in shared mappings that a child would not see
  * frozen.
@@ -37,11 +38,15 @@ struct fe_load_stats {
 int fe_state_load(struct fe_srv *s, const char *path,
 		  struct fe_load_stats *st);
 
-/* A copy of the records, independent of the table. */
+/* A copy of the records' fields; their paths and xattrs stay in the
+ * table's arena, which the snapshot pins (fe_arena_pin()) until it is
+ * freed, so that a thread can write them while the table changes. */
 struct fe_snap;
 
-/* Copy the table.  NULL when memory runs out. */
-struct fe_snap *fe_snap_take(const struct fe_tab *t);
+/* Copy the table's records (36 bytes each).  NULL when memory runs out,
+ * or when another snapshot of t, taken before t's paths moved, is still
+ * held.  Free it (in t's thread) before t. */
+struct fe_snap *fe_snap_take(struct fe_tab *t);
 void fe_snap_free(struct fe_snap *sn);
 size_t fe_snap_count(const struct fe_snap *sn);
 

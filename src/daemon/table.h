@@ -135,6 +135,19 @@ bool fe_tab_del(struct fe_tab *t, uint64_t dev, uint64_t ino);
 bool fe_tab_next(const struct fe_tab *t, size_t *pos, uint64_t *dev,
 		 uint64_t *ino, struct fe_rec *rec);
 
+/* Make room for n more records, so that inserting them grows nothing:
+ * finishes a rehash in progress and, when needed, moves every record to
+ * a bigger array at once (for a load, before any client).  Returns 0 or
+ * -ENOMEM (the table as it was). */
+int fe_tab_reserve(struct fe_tab *t, size_t n);
+
+/* The arena's buffer, pinned (fe_arena_pin()): the path offsets of the
+ * records as they are now stay readable there, unchanged, from any
+ * thread until fe_tab_unpin_paths().  *len gets its bytes in use.
+ * NULL when another pin of a buffer since moved is held. */
+const char *fe_tab_pin_paths(struct fe_tab *t, size_t *len);
+void fe_tab_unpin_paths(struct fe_tab *t, const char *buf);
+
 /* Records held. */
 size_t fe_tab_count(const struct fe_tab *t);
 

@@ -17,6 +17,7 @@
 
 #include "daemon/serve.h"
 #include "daemon/state.h"
+#include "journal/journal.h"
 #include "unit.h"
 
 static char dir[64];
@@ -614,6 +615,184 @@ static void test_save_load_xattrs(void)
 	fe_srv_free(&b);
 }
 
+/* ---- a big table through load, checkpoint and load ---- */
+
+#define BIG_N 200000
+
+/* Record i of the big journal: tagged with a birth time (kept without a
+ * stat), on two filesystems, inode numbers past 32 bits for some, a
+ * device now and then, faked modes, orphans and xattrs here and there. */
+static void big_rec(uint64_t i, struct fe_jnl_rec *r, char *path,
+		    size_t psize, unsigned char *x, size_t xsize)
+{
+	size_t xlen = 0;
+	char val[32];
+
+	memset(r, 0, sizeof(*r));
+	r->dev = i % 5 ? 0xfe01 : 0xfe02;
+	r->ino = i % 3 ? 100 + i : ((uint64_t)7 << 40) + i;
+	r->btag = (uint32_t)(i * 2654435761u) | 1;
+	r->uid = (uint32_t)(i % 1009);
+	r->gid = (uint32_t)(i % 997) + 70000;
+	r->mode = S_IFREG | 0644;
+	if (i % 1000 == 7) {
+		r->mode = S_IFCHR | 0620;
+		r->flags = FE_JNL_DEV_SET | FE_JNL_MODE_SET;
+		r->rdev = 0x400 + i % 256;
+	} else if (i % 10 == 3) {
+		r->mode = S_IFREG | 04755;
+		r->flags = FE_JNL_MODE_SET;
+	}
+	if (i % 4099 == 11)
+		r->flags |= FE_JNL_ORPHAN;
+	r->path_len = (size_t)snprintf(path, psize,
+				       "/nonexistent/fe-big/d%llu/f%llu",
+				       (unsigned long long)(i / 100),
+				       (unsigned long long)i);
+	r->path = path;
+	if (i % 777 == 5) {
+		snprintf(val, sizeof(val), "cap-%llu", (unsigned long long)i);
+		(void)fe_jnl_xattr_put(x, xsize, &xlen, "security.capability",
+				       val, strlen(val));
+	}
+	r->xattrs = x;
+	r->xattrs_len = xlen;
+}
+
+static int big_emit(struct fe_jnl_w *w, int fd, void *ctx)
+{
+	unsigned char x[128];
+	struct fe_jnl_rec r;
+	char path[128];
+	uint64_t str = 0;
+
+	(void)ctx;
+	for (uint64_t i = 0; i < BIG_N; i++) {
+		big_rec(i, &r, path, sizeof(path), x, sizeof(x));
+		str += fe_jnl_str_len(&r);
+	}
+	fe_jnl_w_begin(w, fd, BIG_N, str, 0);
+	for (uint64_t i = 0; i < BIG_N; i++) {
+		big_rec(i, &r, path, sizeof(path), x, sizeof(x));
+		fe_jnl_w_rec(w, &r);
+	}
+	for (uint64_t i = 0; i < BIG_N; i++) {
+		big_rec(i, &r, path, sizeof(path), x, sizeof(x));
+		fe_jnl_w_str(w, &r);
+	}
+	return fe_jnl_w_end(w);
+}
+
+/* How many of the big journal's records s does not hold exactly. */
+static uint64_t big_wrong(struct fe_srv *s)
+{
+	unsigned char x[128];
+	struct fe_jnl_rec r;
+	char path[128];
+	uint64_t bad = 0;
+
+	for (uint64_t i = 0; i < BIG_N; i++) {
+		const unsigned char *blk;
+		struct fe_rec rec;
+		const char *p;
+		size_t len;
+		uint32_t want;
+
+		big_rec(i, &r, path, sizeof(path), x, sizeof(x));
+		want = (r.flags & FE_JNL_MODE_SET ? FE_REC_MODE_SET : 0) |
+		       (r.flags & FE_JNL_DEV_SET ? FE_REC_DEV_SET : 0) |
+		       (r.flags & FE_JNL_ORPHAN ? FE_REC_ORPHAN : 0) |
+		       (r.xattrs_len ? FE_REC_XATTR : 0);
+		if (!fe_tab_find(&s->tab, r.dev, r.ino, &rec)) {
+			bad++;
+			continue;
+		}
+		p = fe_tab_path(&s->tab, &rec);
+		fe_tab_xattrs(&s->tab, &rec, &blk, &len);
+		bad += rec.uid != r.uid || rec.gid != r.gid ||
+		       rec.mode != r.mode || rec.flags != want ||
+		       rec.btag != r.btag ||
+		       ((rec.flags & FE_REC_DEV_SET) && rec.rdev != r.rdev) ||
+		       !p || strcmp(p, r.path) || len != r.xattrs_len ||
+		       (len && memcmp(blk, r.xattrs, len));
+	}
+	return bad;
+}
+
+/* 200,000 records survive a load, a checkpoint and a load; the
+ * checkpoint's snapshot, whose paths stay in the arena, writes the table
+ * as it was when taken even though every path changed, the arena grew
+ * and was compacted while it waited. */
+static void test_big_cycle(void)
+{
+	struct fe_srv a, b, c;
+	struct fe_load_stats ls;
+	struct fe_snap *sn;
+	char j1[128], j2[128], j3[128], path[160];
+	uint64_t bytes, moved = 0;
+	size_t pos = 0, before, appended;
+	struct fe_rec rec;
+	uint64_t dev, ino;
+
+	snprintf(j1, sizeof(j1), "%s/journal-big", dir);
+	snprintf(j2, sizeof(j2), "%s/journal-big2", dir);
+	snprintf(j3, sizeof(j3), "%s/journal-big3", dir);
+	CHECK("big: journal written", fe_jnl_save(j1, big_emit, NULL) == 0);
+	fe_srv_init(&a, false);
+	CHECK("big: loaded whole",
+	      fe_state_load(&a, j1, &ls) == 0 && ls.loaded == BIG_N &&
+		      ls.dropped == 0 && ls.rekeyed == 0 &&
+		      fe_tab_count(&a.tab) == BIG_N);
+	CHECK("big: every record as written", big_wrong(&a) == 0);
+	sn = fe_snap_take(&a.tab);
+	CHECK("big: snapshot of every record",
+	      sn && fe_snap_count(sn) == BIG_N);
+	before = a.tab.arena.cap;
+	appended = a.tab.arena.len;
+	/* Every path anew, twice (the arena grows, then compacts), and
+	 * records gone: none of it may reach the journal. */
+	for (int round = 0; round < 2; round++) {
+		pos = 0;
+		while (fe_tab_next(&a.tab, &pos, &dev, &ino, &rec)) {
+			snprintf(path, sizeof(path),
+				 "/moved/round-%d/a/longer/path/%llu", round,
+				 (unsigned long long)ino);
+			rec.uid = 4242;
+			moved += fe_tab_put(&a.tab, dev, ino, &rec, path) == 0;
+			appended += strlen(path) + 1;
+		}
+	}
+	for (uint64_t i = 0; i < 1000; i++)
+		(void)fe_tab_del(&a.tab, 0xfe01, 101 + 3 * i);
+	CHECK("big: the arena grew, compacted and moved meanwhile",
+	      moved >= BIG_N && a.tab.arena.cap > before &&
+		      a.tab.arena.len < appended &&
+		      a.tab.arena.buf != a.tab.arena.pinned);
+	CHECK("big: a second snapshot waits for the first",
+	      fe_snap_take(&a.tab) == NULL);
+	CHECK("big: snapshot saved",
+	      sn && fe_snap_save(sn, j2, &bytes) == 0);
+	fe_snap_free(sn);
+	CHECK("big: the pin is gone", a.tab.arena.pins == 0 &&
+					      a.tab.arena.pinned == NULL);
+	fe_srv_free(&a);
+	fe_srv_init(&b, false);
+	CHECK("big: checkpoint loaded whole",
+	      fe_state_load(&b, j2, &ls) == 0 && ls.loaded == BIG_N &&
+		      ls.dropped == 0 && ls.bytes == bytes);
+	CHECK("big: every record as at the snapshot", big_wrong(&b) == 0);
+	sn = fe_snap_take(&b.tab);
+	CHECK("big: saved again", sn && fe_snap_save(sn, j3, &bytes) == 0);
+	fe_snap_free(sn);
+	fe_srv_free(&b);
+	fe_srv_init(&c, false);
+	CHECK("big: loaded again",
+	      fe_state_load(&c, j3, &ls) == 0 && ls.loaded == BIG_N &&
+		      ls.dropped == 0);
+	CHECK("big: every record after two cycles", big_wrong(&c) == 0);
+	fe_srv_free(&c);
+}
+
 int main(void)
 {
 	char cmd[128];
@@ -633,6 +812,7 @@ int main(void)
 	test_save_load();
 	test_save_load_xattrs();
 	test_saver();
+	test_big_cycle();
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
 	(void)!system(cmd);
 	UNIT_EXIT();

@@ -346,11 +346,63 @@ static void test_compaction_mid_rehash(void)
 	fe_tab_free(&t);
 }
 
+/* A load reserves room for the journal's records: inserting them then
+ * grows nothing, also when they come in the order of a bigger table's
+ * slots (a journal's), and a rehash in progress is finished first. */
+static void test_reserve(void)
+{
+	struct fe_tab t, big;
+	struct fe_tab_info info;
+	struct fe_rec r, w = rec_uid(5);
+	uint64_t dev, ino;
+	size_t pos = 0, cap, grew = 0, bad = 0;
+	const int K = 20000;
+
+	CHECK("reserve: init", fe_tab_init(&t, 8) == 0 &&
+				       fe_tab_init(&big, 1 << 17) == 0);
+	for (int k = 0; k < K; k++)
+		(void)fe_tab_put(&big, key_dev(k), key_ino(k), &w, NULL);
+	/* A rehash in progress, which the reserve must finish. */
+	for (int k = 0; k < 7; k++)
+		(void)fe_tab_put(&t, 0, 1000000 + (uint64_t)k, &w, NULL);
+	CHECK("reserve: a rehash in progress", fe_tab_rehashing(&t));
+	CHECK("reserve: K records", fe_tab_reserve(&t, (size_t)K) == 0);
+	fe_tab_info(&t, &info);
+	cap = info.cap;
+	CHECK("reserve: rehash finished, room for them",
+	      !fe_tab_rehashing(&t) && info.old_cap == 0 &&
+		      (info.records + (size_t)K) * 4 <= cap * 3 &&
+		      info.records == 7);
+	CHECK("reserve: at most twice the room needed",
+	      (info.records + (size_t)K) * 8 > cap * 3);
+	while (fe_tab_next(&big, &pos, &dev, &ino, &r)) {
+		(void)fe_tab_put(&t, dev, ino, &r, NULL);
+		fe_tab_info(&t, &info);
+		grew += info.cap != cap || fe_tab_rehashing(&t);
+	}
+	CHECK("reserve: the inserts grew nothing", grew == 0);
+	for (int k = 0; k < K; k++)
+		bad += !fe_tab_find(&t, key_dev(k), key_ino(k), &r) ||
+		       r.uid != 5;
+	CHECK("reserve: every record found", bad == 0 &&
+						     fe_tab_count(&t) ==
+							     (size_t)K + 7);
+	CHECK("reserve: none needed, nothing changes",
+	      fe_tab_reserve(&t, 1) == 0 &&
+		      (fe_tab_info(&t, &info), info.cap == cap));
+	CHECK("reserve: too many: -ENOMEM, table kept",
+	      fe_tab_reserve(&t, SIZE_MAX / 2) == -ENOMEM &&
+		      fe_tab_count(&t) == (size_t)K + 7);
+	fe_tab_free(&t);
+	fe_tab_free(&big);
+}
+
 int main(void)
 {
 	test_basics();
 	test_tombstones();
 	test_growth();
 	test_compaction_mid_rehash();
+	test_reserve();
 	UNIT_EXIT();
 }
