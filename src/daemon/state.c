@@ -560,21 +560,23 @@ static int dir_check(void *ctx)
 }
 
 /* *bytes for a save of sn that returned r. */
-static void saved_bytes(const struct fe_snap *sn, int r, uint64_t *bytes)
+static void saved_bytes(const struct emit_ctx *ec, int r, uint64_t *bytes)
 {
 	*bytes = 0;
 	if (r == 0)
-		*bytes = FE_JNL_HDR_SIZE + (uint64_t)sn->n * FE_JNL_REC_SIZE +
-			 sn->paths_len + FE_JNL_TRL_SIZE;
+		*bytes = FE_JNL_HDR_SIZE +
+			 (uint64_t)ec->sn->n * FE_JNL_REC_SIZE + ec->str +
+			 FE_JNL_TRL_SIZE;
 }
 
 int fe_snap_save_dir(const struct fe_snap *sn, const struct fe_state_dir *dir,
 		     uint64_t *bytes)
 {
+	struct emit_ctx ec = { .sn = sn };
 	int r = fe_jnl_save_at(dir->fd, dir->journal, dir_check, (void *)dir,
-			       emit, (void *)sn);
+			       emit, &ec);
 
-	saved_bytes(sn, r, bytes);
+	saved_bytes(&ec, r, bytes);
 	return r;
 }
 
@@ -584,10 +586,7 @@ int fe_snap_save(const struct fe_snap *sn, const char *path,
 	struct emit_ctx ec = { .sn = sn };
 	int r = fe_jnl_save(path, emit, &ec);
 
-	*bytes = 0;
-	if (r == 0)
-		*bytes = FE_JNL_HDR_SIZE + (uint64_t)sn->n * FE_JNL_REC_SIZE +
-			 ec.str + FE_JNL_TRL_SIZE;
+	saved_bytes(&ec, r, bytes);
 	return r;
 }
 
