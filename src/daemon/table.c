@@ -90,15 +90,29 @@ static void flag_count(struct fe_tab *t, uint32_t flags, uint32_t mode,
 				 __ATOMIC_RELAXED);
 }
 
+/* Linux 5.1; older headers lack it, older kernels refuse it (EINVAL). */
+#ifndef F_SEAL_FUTURE_WRITE
+#define F_SEAL_FUTURE_WRITE 0x0010
+#endif
+
 /*
  * size bytes of zeroed memory shared through a memfd: mapped read-write
- * here, sealed against shrinking and growing, with a read-only fd for
- * readers in *rofd.  Without memfd_create (old kernel, seccomp), private
- * memory and *rofd = -1: the table works, readers fall back to GET.
+ * here, sealed against shrinking and growing, with an fd for readers in
+ * *rofd.  rw: readers write it too (the pending counters); else it is
+ * also sealed with F_SEAL_FUTURE_WRITE once our own writable mapping is
+ * made, so that no reader can write it by any route: not the read-only
+ * fd they get, nor a read-write reopen of it through /proc/self/fd
+ * (write(2), a shared writable mmap and fallocate fail with EPERM;
+ * mprotect and /proc/PID/mem writes of a read-only mapping already
+ * fail).  F_SEAL_WRITE applies to none of them: it needs every writable
+ * mapping gone, and ours writes until the memfd is closed.  A kernel
+ * that refuses the seal (before 5.1) gets no sharing at all (*rofd =
+ * -1), as without memfd_create: readers ask with GET, which is safe.
  * Returns the mapping or NULL.
  */
 static void *shm_alloc_fd(size_t size, const char *name, int *rofd, bool rw)
 {
+	unsigned seals = F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL;
 	char proc[64];
 	void *p;
 	int fd;
@@ -107,9 +121,7 @@ static void *shm_alloc_fd(size_t size, const char *name, int *rofd, bool rw)
 	fd = memfd_create(name, MFD_CLOEXEC | MFD_ALLOW_SEALING);
 	if (fd < 0)
 		goto private;
-	if (ftruncate(fd, (off_t)size) < 0 ||
-	    fcntl(fd, F_ADD_SEALS,
-		  F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) < 0) {
+	if (ftruncate(fd, (off_t)size) < 0) {
 		close(fd);
 		goto private;
 	}
@@ -118,12 +130,20 @@ static void *shm_alloc_fd(size_t size, const char *name, int *rofd, bool rw)
 		close(fd);
 		return NULL;
 	}
+	if (!rw)
+		seals |= F_SEAL_FUTURE_WRITE;
+	if (fcntl(fd, F_ADD_SEALS, seals) < 0) {
+		/* Ours alone now: our mapping outlives the fd. */
+		close(fd);
+		return p;
+	}
 	if (rw) {
 		*rofd = fd;
 		return p;
 	}
-	/* A read-only open of the same memfd: readers cannot map it
-	 * writable.  Without /proc, the read-write fd is what they get. */
+	/* A read-only open of the same memfd, so that a reader's mapping is
+	 * read-only without its asking.  Without /proc, the read-write fd
+	 * is what they get: the seal holds all the same. */
 	fe_fmt(proc, sizeof(proc), "/proc/self/fd/%d", fd);
 	*rofd = open(proc, O_RDONLY | O_CLOEXEC);
 	if (*rofd < 0)
