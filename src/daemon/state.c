@@ -420,6 +420,12 @@ struct fe_snap *fe_snap_take(const struct fe_tab *t)
 		size_t xlen;
 
 		fe_tab_xattrs(t, &rec, &x, &xlen);
+		/* The first pass's sizes, read from the shared slots, are
+		 * the buffer's: never past it. */
+		if (len + 1 + xlen > plen - sn->paths_len) {
+			sn->n--;
+			break;
+		}
 		*s = (struct snap_rec){
 			.dev = dev,
 			.ino = ino,
