@@ -578,15 +578,25 @@ static void drop_path(struct fe_tab *t, uint32_t off, uint32_t flags)
  * its entry at old_off with old_flags (checked: entry_get()): the path
  * (path, else the old one, else "" when xattrs need an entry), then the
  * xattrs (blk/len when set_x, else the old ones).  *off gets the entry
- * (0: none needed), *has_x whether it holds xattrs.  Returns 0 or -ENOMEM
- * (nothing changed).
+ * (0: none needed), *has_x whether it holds xattrs.
+ *
+ * A path of FE_PATH_MAX bytes or more (NUL included) is not stored: the
+ * record keeps its owner, mode and xattrs but loses its path hint, the
+ * old one included (it is wrong now), and t->long_paths counts it.  No
+ * such path comes over the wire; a RENAMEDIR that moves a deep tree
+ * under a long prefix makes them, and without the bound each one grew
+ * every path below by the prefix: 25 requests of 4 KiB made 100 MB of
+ * paths of 1,001 records.  Paths are hints: a record with a birth time
+ * needs none, one without is dropped at the next load as if its file
+ * were gone.  Returns 0 or -ENOMEM (nothing changed).
  */
 static int new_entry(struct fe_tab *t, uint32_t old_off, uint32_t old_flags,
 		     const char *path, bool set_x, const void *blk,
 		     size_t len, uint32_t *off, bool *has_x)
 {
 	const unsigned char *oblk;
-	size_t plen, n, old_plen, oblen, xlen;
+	size_t plen, n, old_plen, oblen, xlen, keep_plen;
+	bool drop = path && strlen(path) >= FE_PATH_MAX;
 	uint32_t xl32;
 	char *p;
 	const char *old;
@@ -595,25 +605,32 @@ static int new_entry(struct fe_tab *t, uint32_t old_off, uint32_t old_flags,
 	if (!entry_get(&t->arena, old_off, old_flags, &old_plen, &oblk,
 		       &oblen))
 		old_off = 0;
+	/* The old path is kept when no new one is given, unless the new
+	 * one was dropped. */
+	keep_plen = drop ? 0 : old_plen;
+	if (drop)
+		path = NULL;
 	xlen = set_x ? len : oblen;
 	*has_x = xlen > 0;
 	if (xlen > UINT32_MAX / 2)
 		return -ENOMEM;
-	plen = path ? strlen(path) + 1 : old_plen ? old_plen : 1;
-	if (!path && !old_plen && !xlen) {
+	plen = path ? strlen(path) + 1 : keep_plen ? keep_plen : 1;
+	if (!path && !keep_plen && !xlen) {
 		*off = 0;
+		t->long_paths += drop;
 		return 0;
 	}
 	n = plen + (xlen ? sizeof(xl32) + xlen : 0);
 	r = fe_arena_alloc(&t->arena, n, off);
 	if (r < 0)
 		return r;
+	t->long_paths += drop;
 	/* Pointers into the arena only now: the alloc may have moved it. */
 	p = fe_arena_ptr(&t->arena, *off);
 	old = old_off ? fe_arena_ptr(&t->arena, old_off) : NULL;
 	if (path)
 		memcpy(p, path, plen);
-	else if (old_plen)
+	else if (keep_plen)
 		memcpy(p, old, plen);
 	else
 		p[0] = '\0';
@@ -756,4 +773,5 @@ void fe_tab_info(const struct fe_tab *t, struct fe_tab_info *info)
 	info->tombs = t->cur.tombs;
 	info->old_cap = t->old.slots ? t->old.mask + 1 : 0;
 	info->old_used = t->old.used;
+	info->long_paths = t->long_paths;
 }

@@ -5,7 +5,7 @@
  * plain reference array; paths surviving rehash and arena compaction;
  * slots whose shared memory lies (path offsets past the arena, xattr
  * flags without a block, every slot claiming to be used) cost paths,
- * never a crash or a hang.
+ * never a crash or a hang; paths past FE_PATH_MAX are not stored.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -427,6 +427,39 @@ static void test_lying_slots(void)
 	fe_tab_free(&t);
 }
 
+static void test_long_paths(void)
+{
+	static char big[FE_PATH_MAX + 8];
+	struct fe_tab t;
+	struct fe_rec r = rec_uid(9), got;
+	struct fe_tab_info info;
+
+	memset(big, 'a', sizeof(big) - 1);
+	big[0] = '/';
+	CHECK("long: init", fe_tab_init(&t, 8) == 0);
+	big[FE_PATH_MAX - 1] = '\0'; /* FE_PATH_MAX bytes with the NUL */
+	CHECK("long: the longest path is stored",
+	      fe_tab_put(&t, 1, 1, &r, big) == 0 &&
+		      fe_tab_find(&t, 1, 1, &got) && fe_tab_path(&t, &got) &&
+		      strlen(fe_tab_path(&t, &got)) == FE_PATH_MAX - 1);
+	big[FE_PATH_MAX - 1] = 'a';
+	big[FE_PATH_MAX] = '\0';
+	CHECK("long: one byte more: the record kept, its path dropped",
+	      fe_tab_put(&t, 1, 1, &r, big) == 0 &&
+		      fe_tab_find(&t, 1, 1, &got) && got.uid == 9 &&
+		      !fe_tab_path(&t, &got));
+	CHECK("long: with xattrs, they stay",
+	      fe_tab_put_xattrs(&t, 1, 2, &r, "/x", "\1\0\0\0\1\0\0\0nv",
+				10) == 0 &&
+		      fe_tab_put(&t, 1, 2, &r, big) == 0 &&
+		      fe_tab_find(&t, 1, 2, &got) &&
+		      (got.flags & FE_REC_XATTR) &&
+		      !strcmp(fe_tab_path(&t, &got), ""));
+	fe_tab_info(&t, &info);
+	CHECK("long: counted", info.long_paths == 2);
+	fe_tab_free(&t);
+}
+
 int main(void)
 {
 	test_basics();
@@ -434,5 +467,6 @@ int main(void)
 	test_growth();
 	test_compaction_mid_rehash();
 	test_lying_slots();
+	test_long_paths();
 	UNIT_EXIT();
 }
