@@ -19,13 +19,18 @@ fe_opt --state "$S" --linger 1 -- sh -c '
 	stat -c %u:%g:%a a b d >after.in' 2>"$W/err"
 out=$(cat shmw.out)
 echo "$out" | sed "s/^/# /"
-for f in root cur; do
-	for r in write mmap-rw mprotect mem; do
-		check_match "$f: $r refused" "$(pick "$f $r" <<<"$out")" '^ERR '
+if [ "$out" = "ERR ENOSYS" ]; then
+	# A kernel that cannot seal (before 5.1): the table is not shared.
+	skip "the memfds refuse every write" "the daemon shares no table here (MAP: ENOSYS)"
+else
+	for f in root cur; do
+		for r in write mmap-rw mprotect mem; do
+			check_match "$f: $r refused" "$(pick "$f $r" <<<"$out")" '^ERR '
+		done
 	done
-done
-check_eq "the pending counters are writable, by design" "$(pick "pend mmap-rw" <<<"$out")" "ok"
-check_eq "no slot scribbled" "$(pick scribbled <<<"$out")" "0"
+	check_eq "the pending counters are writable, by design" "$(pick "pend mmap-rw" <<<"$out")" "ok"
+	check_eq "no slot scribbled" "$(pick scribbled <<<"$out")" "0"
+fi
 check_eq "a chown before: seen" "$(cat a.in 2>&1)" "1234:5678"
 check_eq "a chown after the junk counters: seen" "$(cat d.in 2>&1)" "77:76"
 check_eq "the checkpoint works" "$(cat ckpt.rc 2>&1)" "0"
