@@ -8,7 +8,9 @@
  * memfd (struct fe_map_root) names the arrays of the table right now: cur
  * (takes every insert) and, while a rehash moves records, old.  Every memfd
  * is sized once and sealed against shrinking and growing, so a reader's
- * mapping can never fault.
+ * mapping can never fault; root's and the arrays' also against writing
+ * (F_SEAL_FUTURE_WRITE: only the daemon's own mapping, made before the
+ * seal, writes them), so no reader can change them by any route.
  *
  * Seq protocol (root and every slot alike): seq is odd while the daemon
  * writes, and grows by 2 with every write; the final store is a release.

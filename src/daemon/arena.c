@@ -89,21 +89,33 @@ int fe_arena_add(struct fe_arena *a, const char *s, uint32_t *off)
 	return r;
 }
 
+bool fe_arena_span(const struct fe_arena *a, uint32_t off, size_t n)
+{
+	return off && off <= a->len && n <= a->len - off;
+}
+
 const char *fe_arena_str(const struct fe_arena *a, uint32_t off)
 {
-	return off ? a->buf + off : NULL;
+	if (!off || off >= a->len || !memchr(a->buf + off, '\0', a->len - off))
+		return NULL;
+	return a->buf + off;
 }
 
 void fe_arena_drop(struct fe_arena *a, uint32_t off)
 {
-	if (off)
-		a->garbage += strlen(a->buf + off) + 1;
+	const char *s = fe_arena_str(a, off);
+
+	if (s)
+		fe_arena_drop_n(a, off, strlen(s) + 1);
 }
 
 void fe_arena_drop_n(struct fe_arena *a, uint32_t off, size_t n)
 {
-	if (off)
-		a->garbage += n;
+	/* An offset dropped twice must not make garbage pass len: the
+	 * compaction sizes its buffer by len - garbage. */
+	if (fe_arena_span(a, off, n))
+		a->garbage = a->garbage + n < a->len ? a->garbage + n :
+						      a->len - 1;
 }
 
 bool fe_arena_wants_compact(const struct fe_arena *a)
@@ -139,14 +151,16 @@ int fe_arena_compact(struct fe_arena *a, fe_arena_walk_fn *walk, void *ctx)
 
 uint32_t fe_arena_move(struct fe_arena *a, uint32_t off)
 {
-	return off ? fe_arena_move_n(a, off, strlen(a->buf + off) + 1) : 0;
+	const char *s = fe_arena_str(a, off);
+
+	return s ? fe_arena_move_n(a, off, strlen(s) + 1) : 0;
 }
 
 uint32_t fe_arena_move_n(struct fe_arena *a, uint32_t off, size_t n)
 {
 	uint32_t moved;
 
-	if (!off)
+	if (!fe_arena_span(a, off, n))
 		return 0;
 	/* The live entries fit when the walk hands each live offset once:
 	 * the new buffer holds at least len - garbage bytes. */

@@ -55,10 +55,17 @@ int fe_arena_alloc(struct fe_arena *a, size_t n, uint32_t *off);
 char *fe_arena_ptr(const struct fe_arena *a, uint32_t off);
 
 /* The string at off, or NULL for off 0.  off must come from fe_arena_add()
- * (or fe_arena_move()) and not have been dropped. */
+ * (or fe_arena_move()) and not have been dropped; an offset that is not
+ * within the arena, or whose string has no NUL before its end, is NULL
+ * too: the table's offsets sit in memory shared with other processes,
+ * and a lie there must cost a path hint, never a read past the buffer. */
 const char *fe_arena_str(const struct fe_arena *a, uint32_t off);
 
-/* Count the string at off (0: nothing) as garbage: its owner is done. */
+/* Whether the n bytes at off (not 0) lie within the arena. */
+bool fe_arena_span(const struct fe_arena *a, uint32_t off, size_t n);
+
+/* Count the string at off (0: nothing) as garbage: its owner is done.
+ * Garbage never passes the arena's length, whatever is dropped. */
 void fe_arena_drop(struct fe_arena *a, uint32_t off);
 
 /* The same for an entry of n bytes. */
@@ -79,7 +86,8 @@ int fe_arena_compact(struct fe_arena *a, fe_arena_walk_fn *walk, void *ctx);
  * is lost (0 is returned) rather than memory overwritten. */
 uint32_t fe_arena_move(struct fe_arena *a, uint32_t off);
 
-/* The same for an entry of n bytes. */
+/* The same for an entry of n bytes (0, and nothing copied, when they are
+ * not within the arena). */
 uint32_t fe_arena_move_n(struct fe_arena *a, uint32_t off, size_t n);
 
 /* Keep the bytes now in the buffer where they are, unchanged, for a

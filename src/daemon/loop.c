@@ -509,6 +509,24 @@ static bool dir_ours(struct loop *lp)
 	return false;
 }
 
+/* Before a journal is written: say once, and again each time their
+ * number doubles, that path hints were dropped as too long (the table's
+ * new_entry()), so that a record without a birth time that the next load
+ * drops for want of its path is not a mystery. */
+static void say_long_paths(struct loop *lp)
+{
+	static uint64_t said;
+	struct fe_tab_info info;
+
+	fe_tab_info(&lp->srv.tab, &info);
+	if (info.long_paths <= said || (said && info.long_paths < 2 * said))
+		return;
+	said = info.long_paths;
+	fe_log("daemon: %llu path hints of %d bytes or more not kept since "
+	       "the start; their records are, without a path",
+	       (unsigned long long)said, FE_PATH_MAX);
+}
+
 /* Start writing the journal from a snapshot, or note that another is
  * wanted when one is being written. */
 static void ckpt_start(struct loop *lp)
@@ -533,6 +551,7 @@ static void ckpt_start(struct loop *lp)
 		return;
 	}
 	reap(lp);
+	say_long_paths(lp);
 	t0 = now_us();
 	sn = fe_snap_take(&lp->srv.tab);
 	lp->snap_us = (uint64_t)(now_us() - t0);
@@ -650,6 +669,7 @@ static int ckpt_final(struct loop *lp)
 		return -ESTALE;
 	}
 	reap(lp);
+	say_long_paths(lp);
 	sn = fe_snap_take(&lp->srv.tab);
 	r = !sn ? -ENOMEM :
 	    lp->have_dir ? fe_snap_save_dir(sn, &lp->dir, &bytes) :

@@ -4,6 +4,19 @@
  * incremental: a rehash allocates the new array and then every insert and
  * delete moves FE_TAB_STEP slots of the old one (the daemon's idle loop
  * moves more), so no single operation pays for the whole table.
+ *
+ * Trust.  The slots, and so every field the daemon reads back from them
+ * (flags, keys, path offsets, seq), live in memfds shared with every
+ * process of the session.  The memfds readers get are sealed against
+ * writing (shm_alloc_fd()), so no process but the daemon can change
+ * them; all the same, nothing read back from a slot is trusted with
+ * memory: a path offset and the lengths it leads to are checked against
+ * the arena (entry_get(), fe_arena_str()), a probe ends after cap slots
+ * whatever the flags say, and a count is never taken below 0.  A lie
+ * there costs the record its path hint or its xattrs, never a read out
+ * of bounds or a loop without end.  The counts of used slots and
+ * tombstones and each array's mask are the daemon's own, in private
+ * memory.
  */
 #include "table.h"
 
@@ -27,13 +40,15 @@
  */
 static void slot_begin(struct fe_slot *s)
 {
-	__atomic_store_n(&s->seq, s->seq + 1, __ATOMIC_RELAXED);
+	/* Odd whatever it was: the seq word is read back from shared
+	 * memory (so is every slot field: see "Trust" above). */
+	__atomic_store_n(&s->seq, (s->seq + 1) | 1u, __ATOMIC_RELAXED);
 	__atomic_thread_fence(__ATOMIC_RELEASE);
 }
 
 static void slot_end(struct fe_slot *s)
 {
-	__atomic_store_n(&s->seq, s->seq + 1, __ATOMIC_RELEASE);
+	__atomic_store_n(&s->seq, (s->seq | 1u) + 1, __ATOMIC_RELEASE);
 }
 
 #define SET(s, field, v) __atomic_store_n(&(s)->field, (v), __ATOMIC_RELAXED)
@@ -42,15 +57,24 @@ static void slot_end(struct fe_slot *s)
 
 void fe_tab_pend_done(struct fe_tab *t, uint64_t dev, uint64_t ino)
 {
-	uint32_t *c;
+	uint32_t *c, v;
 
 	if (!t->pend)
 		return;
 	c = fe_pend_at(t->pend, dev, ino);
 	/* A counter that is 0 was not raised by an honest sender: leave
-	 * it, rather than wrap it to 4 billion. */
-	if (__atomic_load_n(c, __ATOMIC_RELAXED))
-		__atomic_fetch_sub(c, 1, __ATOMIC_RELEASE);
+	 * it, rather than wrap it to 4 billion, which would send that
+	 * bucket's readers to the daemon for good.  Every process of the
+	 * session may write the counters, so the test and the decrement
+	 * are one step; a counter that keeps changing under us is left
+	 * raised after a few tries (its readers ask: slower, still right),
+	 * and nothing here ever waits on one. */
+	v = __atomic_load_n(c, __ATOMIC_RELAXED);
+	for (int i = 0; v && i < 16; i++)
+		if (__atomic_compare_exchange_n(c, &v, v - 1, false,
+						__ATOMIC_RELEASE,
+						__ATOMIC_RELAXED))
+			return;
 }
 
 /* The same bracket around a change of the root's cur_id/old_id. */
@@ -90,15 +114,29 @@ static void flag_count(struct fe_tab *t, uint32_t flags, uint32_t mode,
 				 __ATOMIC_RELAXED);
 }
 
+/* Linux 5.1; older headers lack it, older kernels refuse it (EINVAL). */
+#ifndef F_SEAL_FUTURE_WRITE
+#define F_SEAL_FUTURE_WRITE 0x0010
+#endif
+
 /*
  * size bytes of zeroed memory shared through a memfd: mapped read-write
- * here, sealed against shrinking and growing, with a read-only fd for
- * readers in *rofd.  Without memfd_create (old kernel, seccomp), private
- * memory and *rofd = -1: the table works, readers fall back to GET.
+ * here, sealed against shrinking and growing, with an fd for readers in
+ * *rofd.  rw: readers write it too (the pending counters); else it is
+ * also sealed with F_SEAL_FUTURE_WRITE once our own writable mapping is
+ * made, so that no reader can write it by any route: not the read-only
+ * fd they get, nor a read-write reopen of it through /proc/self/fd
+ * (write(2), a shared writable mmap and fallocate fail with EPERM;
+ * mprotect and /proc/PID/mem writes of a read-only mapping already
+ * fail).  F_SEAL_WRITE applies to none of them: it needs every writable
+ * mapping gone, and ours writes until the memfd is closed.  A kernel
+ * that refuses the seal (before 5.1) gets no sharing at all (*rofd =
+ * -1), as without memfd_create: readers ask with GET, which is safe.
  * Returns the mapping or NULL.
  */
 static void *shm_alloc_fd(size_t size, const char *name, int *rofd, bool rw)
 {
+	unsigned seals = F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL;
 	char proc[64];
 	void *p;
 	int fd;
@@ -107,9 +145,7 @@ static void *shm_alloc_fd(size_t size, const char *name, int *rofd, bool rw)
 	fd = memfd_create(name, MFD_CLOEXEC | MFD_ALLOW_SEALING);
 	if (fd < 0)
 		goto private;
-	if (ftruncate(fd, (off_t)size) < 0 ||
-	    fcntl(fd, F_ADD_SEALS,
-		  F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) < 0) {
+	if (ftruncate(fd, (off_t)size) < 0) {
 		close(fd);
 		goto private;
 	}
@@ -118,12 +154,20 @@ static void *shm_alloc_fd(size_t size, const char *name, int *rofd, bool rw)
 		close(fd);
 		return NULL;
 	}
+	if (!rw)
+		seals |= F_SEAL_FUTURE_WRITE;
+	if (fcntl(fd, F_ADD_SEALS, seals) < 0) {
+		/* Ours alone now: our mapping outlives the fd. */
+		close(fd);
+		return p;
+	}
 	if (rw) {
 		*rofd = fd;
 		return p;
 	}
-	/* A read-only open of the same memfd: readers cannot map it
-	 * writable.  Without /proc, the read-write fd is what they get. */
+	/* A read-only open of the same memfd, so that a reader's mapping is
+	 * read-only without its asking.  Without /proc, the read-write fd
+	 * is what they get: the seal holds all the same. */
 	fe_fmt(proc, sizeof(proc), "/proc/self/fd/%d", fd);
 	*rofd = open(proc, O_RDONLY | O_CLOEXEC);
 	if (*rofd < 0)
@@ -182,11 +226,13 @@ static void arr_free(struct fe_tab_arr *a)
 }
 
 /* The USED slot holding (dev, ino) in a, or NULL.  Ends at an EMPTY slot,
- * which every array keeps. */
+ * which every array keeps, and after cap slots all the same. */
 static struct fe_slot *arr_find(const struct fe_tab_arr *a, uint64_t dev,
 				uint64_t ino, uint64_t h)
 {
-	for (size_t i = h & a->mask;; i = (i + 1) & a->mask) {
+	size_t i = h & a->mask;
+
+	for (size_t n = 0; n <= a->mask; n++, i = (i + 1) & a->mask) {
 		struct fe_slot *s = &a->slots[i];
 
 		if (!(s->flags & (FE_SLOT_USED | FE_SLOT_TOMB)))
@@ -194,17 +240,21 @@ static struct fe_slot *arr_find(const struct fe_tab_arr *a, uint64_t dev,
 		if ((s->flags & FE_SLOT_USED) && s->dev == dev && s->ino == ino)
 			return s;
 	}
+	return NULL;
 }
 
 /* The first free (TOMB or EMPTY) slot on h's probe path in a, counted as
- * used from now on.  The key must be absent from a and a must have room. */
+ * used from now on.  The key must be absent from a and a must have room
+ * (by the counts; slots that all claim to be USED give the first one). */
 static struct fe_slot *arr_place(struct fe_tab_arr *a, uint64_t h)
 {
-	size_t i = h & a->mask;
+	size_t i = h & a->mask, n = 0;
 
-	while (a->slots[i].flags & FE_SLOT_USED)
+	while ((a->slots[i].flags & FE_SLOT_USED) && n++ < a->mask)
 		i = (i + 1) & a->mask;
-	if (a->slots[i].flags & FE_SLOT_TOMB)
+	if (a->slots[i].flags & FE_SLOT_USED)
+		i = h & a->mask;
+	else if ((a->slots[i].flags & FE_SLOT_TOMB) && a->tombs)
 		a->tombs--;
 	a->used++;
 	return &a->slots[i];
@@ -367,7 +417,8 @@ bool fe_tab_rehash_step(struct fe_tab *t, size_t n)
 			SET(o, flags, (uint16_t)FE_SLOT_TOMB);
 			SET(o, path, 0);
 			slot_end(o);
-			t->old.used--;
+			if (t->old.used)
+				t->old.used--;
 			t->old.tombs++;
 		}
 		if (t->rehash_idx > t->old.mask) {
@@ -485,24 +536,50 @@ int fe_tab_reserve(struct fe_tab *t, size_t n)
 	return 0;
 }
 
-/* Bytes of the arena entry at off of a slot with these flags: the path
- * and its NUL, then with FE_REC_XATTR a u32 length and the block. */
-static size_t entry_len(const struct fe_arena *a, uint32_t off,
-			uint32_t flags)
+/*
+ * The arena entry at off of a slot with these flags: the path and its
+ * NUL (*plen bytes), then with FE_REC_XATTR a u32 length and the block
+ * (*blk, *blen; NULL and 0 without).  Returns the entry's bytes, or 0
+ * when off is 0 or the entry does not lie whole within the arena (then
+ * *plen, *blk and *blen say none): the slot's offset and flags are read
+ * back from shared memory.
+ */
+static size_t entry_get(const struct fe_arena *a, uint32_t off,
+			uint32_t flags, size_t *plen,
+			const unsigned char **blk, size_t *blen)
 {
-	const char *p;
+	const char *p = fe_arena_str(a, off);
 	size_t n;
 	uint32_t bl;
 
-	if (!off)
+	*plen = 0;
+	*blk = NULL;
+	*blen = 0;
+	if (!p)
 		return 0;
-	p = fe_arena_str(a, off);
 	n = strlen(p) + 1;
 	if (flags & FE_REC_XATTR) {
+		if (!fe_arena_span(a, off, n + sizeof(bl)))
+			return 0;
 		memcpy(&bl, p + n, sizeof(bl));
-		n += sizeof(bl) + bl;
+		if (!fe_arena_span(a, off, n + sizeof(bl) + bl))
+			return 0;
+		*blk = (const unsigned char *)p + n + sizeof(bl);
+		*blen = bl;
 	}
-	return n;
+	*plen = n;
+	return n + (*blk ? sizeof(bl) + bl : 0);
+}
+
+/* Bytes of the arena entry at off of a slot with these flags, 0: none
+ * (entry_get()). */
+static size_t entry_len(const struct fe_arena *a, uint32_t off,
+			uint32_t flags)
+{
+	const unsigned char *blk;
+	size_t plen, blen;
+
+	return entry_get(a, off, flags, &plen, &blk, &blen);
 }
 
 /* fe_arena_compact()'s walk: hand every path to the new buffer. */
@@ -516,13 +593,14 @@ static void walk_paths(struct fe_arena *a, void *ctx)
 
 		for (size_t i = 0; arr->slots && i <= arr->mask; i++) {
 			struct fe_slot *s = &arr->slots[i];
+			size_t n;
 
 			if (!(s->flags & FE_SLOT_USED) || !s->path)
 				continue;
+			/* An entry that is not whole is lost, not copied. */
+			n = entry_len(a, s->path, s->flags);
 			slot_begin(s);
-			SET(s, path,
-			    fe_arena_move_n(a, s->path,
-					    entry_len(a, s->path, s->flags)));
+			SET(s, path, n ? fe_arena_move_n(a, s->path, n) : 0);
 			slot_end(s);
 		}
 	}
@@ -541,49 +619,63 @@ static void drop_path(struct fe_tab *t, uint32_t off, uint32_t flags)
 
 /*
  * Write a new arena entry for a record whose slot (NULL: none yet) has
- * its entry at old_off with old_flags: the path (path, else the old one,
- * else "" when xattrs need an entry), then the xattrs (blk/len when
- * set_x, else the old ones).  *off gets the entry (0: none needed), *has_x
- * whether it holds xattrs.  Returns 0 or -ENOMEM (nothing changed).
+ * its entry at old_off with old_flags (checked: entry_get()): the path
+ * (path, else the old one, else "" when xattrs need an entry), then the
+ * xattrs (blk/len when set_x, else the old ones).  *off gets the entry
+ * (0: none needed), *has_x whether it holds xattrs.
+ *
+ * A path of FE_PATH_MAX bytes or more (NUL included) is not stored: the
+ * record keeps its owner, mode and xattrs but loses its path hint, the
+ * old one included (it is wrong now), and t->long_paths counts it.  No
+ * such path comes over the wire; a RENAMEDIR that moves a deep tree
+ * under a long prefix makes them, and without the bound each one grew
+ * every path below by the prefix: 25 requests of 4 KiB made 100 MB of
+ * paths of 1,001 records.  Paths are hints: a record with a birth time
+ * needs none, one without is dropped at the next load as if its file
+ * were gone.  Returns 0 or -ENOMEM (nothing changed).
  */
 static int new_entry(struct fe_tab *t, uint32_t old_off, uint32_t old_flags,
 		     const char *path, bool set_x, const void *blk,
 		     size_t len, uint32_t *off, bool *has_x)
 {
-	size_t plen, n, old_plen = 0, xlen;
+	const unsigned char *oblk;
+	size_t plen, n, old_plen, oblen, xlen, keep_plen;
+	bool drop = path && strlen(path) >= FE_PATH_MAX;
 	uint32_t xl32;
 	char *p;
+	const char *old;
 	int r;
 
-	if (old_off)
-		old_plen = strlen(fe_arena_str(&t->arena, old_off)) + 1;
-	if (set_x) {
-		xlen = len;
-	} else if (old_flags & FE_REC_XATTR) {
-		memcpy(&xl32, fe_arena_str(&t->arena, old_off) + old_plen,
-		       sizeof(xl32));
-		xlen = xl32;
-	} else {
-		xlen = 0;
-	}
+	if (!entry_get(&t->arena, old_off, old_flags, &old_plen, &oblk,
+		       &oblen))
+		old_off = 0;
+	/* The old path is kept when no new one is given, unless the new
+	 * one was dropped. */
+	keep_plen = drop ? 0 : old_plen;
+	if (drop)
+		path = NULL;
+	xlen = set_x ? len : oblen;
 	*has_x = xlen > 0;
 	if (xlen > UINT32_MAX / 2)
 		return -ENOMEM;
-	plen = path ? strlen(path) + 1 : old_off ? old_plen : 1;
-	if (!path && !old_off && !xlen) {
+	plen = path ? strlen(path) + 1 : keep_plen ? keep_plen : 1;
+	if (!path && !keep_plen && !xlen) {
 		*off = 0;
+		t->long_paths += drop;
 		return 0;
 	}
 	n = plen + (xlen ? sizeof(xl32) + xlen : 0);
 	r = fe_arena_alloc(&t->arena, n, off);
 	if (r < 0)
 		return r;
+	t->long_paths += drop;
 	/* Pointers into the arena only now: the alloc may have moved it. */
 	p = fe_arena_ptr(&t->arena, *off);
+	old = old_off ? fe_arena_ptr(&t->arena, old_off) : NULL;
 	if (path)
 		memcpy(p, path, plen);
-	else if (old_off)
-		memcpy(p, fe_arena_str(&t->arena, old_off), plen);
+	else if (keep_plen)
+		memcpy(p, old, plen);
 	else
 		p[0] = '\0';
 	if (!xlen)
@@ -593,9 +685,7 @@ static int new_entry(struct fe_tab *t, uint32_t old_off, uint32_t old_flags,
 	if (set_x)
 		memcpy(p + plen + sizeof(xl32), blk, xlen);
 	else
-		memcpy(p + plen + sizeof(xl32),
-		       fe_arena_str(&t->arena, old_off) + old_plen +
-			       sizeof(xl32),
+		memcpy(p + plen + sizeof(xl32), old + old_plen + sizeof(xl32),
 		       xlen);
 	return 0;
 }
@@ -621,6 +711,13 @@ static int put_core(struct fe_tab *t, uint64_t dev, uint64_t ino,
 	} else {
 		old_off = s->path;
 		old_flags = s->flags;
+		if (old_off && !entry_len(&t->arena, old_off, old_flags)) {
+			/* Not an entry of ours (see "Trust"): rewrite the
+			 * slot's offset, to none. */
+			old_off = 0;
+			old_flags &= ~FE_REC_XATTR;
+			rewrite = true;
+		}
 	}
 	has_x = old_flags & FE_REC_XATTR;
 	if (rewrite) {
@@ -672,18 +769,9 @@ int fe_tab_put_xattrs(struct fe_tab *t, uint64_t dev, uint64_t ino,
 void fe_tab_xattrs(const struct fe_tab *t, const struct fe_rec *rec,
 		   const unsigned char **blk, size_t *len)
 {
-	const char *p;
-	uint32_t bl;
+	size_t plen;
 
-	*blk = NULL;
-	*len = 0;
-	if (!(rec->flags & FE_REC_XATTR) || !rec->path)
-		return;
-	p = fe_arena_str(&t->arena, rec->path);
-	p += strlen(p) + 1;
-	memcpy(&bl, p, sizeof(bl));
-	*blk = (const unsigned char *)p + sizeof(bl);
-	*len = bl;
+	entry_get(&t->arena, rec->path, rec->flags, &plen, blk, len);
 }
 
 bool fe_tab_del(struct fe_tab *t, uint64_t dev, uint64_t ino)
@@ -705,7 +793,8 @@ bool fe_tab_del(struct fe_tab *t, uint64_t dev, uint64_t ino)
 	SET(s, flags, (uint16_t)FE_SLOT_TOMB);
 	SET(s, path, 0);
 	slot_end(s);
-	arr->used--;
+	if (arr->used)
+		arr->used--;
 	arr->tombs++;
 	drop_path(t, off, flags);
 	return true;
@@ -738,4 +827,5 @@ void fe_tab_info(const struct fe_tab *t, struct fe_tab_info *info)
 	info->tombs = t->cur.tombs;
 	info->old_cap = t->old.slots ? t->old.mask + 1 : 0;
 	info->old_used = t->old.used;
+	info->long_paths = t->long_paths;
 }

@@ -80,6 +80,8 @@ struct fe_tab {
 				  (fakeenv/map.h), shared read-write */
 	int pend_fd;           /* their memfd, read-write, or -1 */
 	uint64_t next_id;      /* id of the next array */
+	uint64_t long_paths;   /* path hints not stored: FE_PATH_MAX bytes or
+				  more (the record kept, without a path) */
 };
 
 /* A snapshot of the table's shape, for tests and logs. */
@@ -89,6 +91,7 @@ struct fe_tab_info {
 	size_t tombs;     /* tombstones in cur */
 	size_t old_cap;   /* slots in old, 0 when no rehash is in progress */
 	size_t old_used;  /* records still in old */
+	uint64_t long_paths; /* path hints dropped as too long, ever */
 };
 
 /* Make an empty table of at least min_cap slots (rounded up to a power of
@@ -106,7 +109,9 @@ bool fe_tab_find(const struct fe_tab *t, uint64_t dev, uint64_t ino,
 /* Insert or replace the record at (dev, ino) with rec (rec->path and
  * FE_REC_XATTR in rec->flags are ignored: the record keeps its xattrs).
  * path: NULL keeps the record's path (none for a new record), else
- * replaces it with a copy.  Returns 0, -EINVAL when dev or rec->rdev is
+ * replaces it with a copy; one of FE_PATH_MAX bytes or more, NUL
+ * included, is not stored: the record then has no path (counted in
+ * long_paths).  Returns 0, -EINVAL when dev or rec->rdev is
  * past FE_DEV_MAX, or -ENOMEM with the record unchanged (absent if it
  * was). */
 int fe_tab_put(struct fe_tab *t, uint64_t dev, uint64_t ino,

@@ -2,13 +2,17 @@
  * The record table: insert, find, delete; tombstones reused and reclaimed;
  * growth from a tiny capacity through many incremental rehashes with
  * finds, deletes and inserts in the middle of each, checked against a
- * plain reference array; paths surviving rehash and arena compaction.
+ * plain reference array; paths surviving rehash and arena compaction;
+ * slots whose shared memory lies (path offsets past the arena, xattr
+ * flags without a block, every slot claiming to be used) cost paths,
+ * never a crash or a hang; paths past FE_PATH_MAX are not stored.
  */
 #include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "daemon/state.h"
 #include "daemon/table.h"
 #include "unit.h"
 
@@ -397,6 +401,116 @@ static void test_reserve(void)
 	fe_tab_free(&big);
 }
 
+/* Write lies into the table's slots, as a process could if it could
+ * write the shared memory, and use the table: every read is checked. */
+static void test_lying_slots(void)
+{
+	static const unsigned char blk[] = { 1, 0, 0, 0, 1, 0, 0, 0, 'x', 'v' };
+	struct fe_tab t;
+	struct fe_rec r = rec_uid(5), got;
+	const unsigned char *x;
+	struct fe_snap *sn;
+	size_t pos = 0, n = 0, xlen, bad = 0;
+	uint64_t dev, ino;
+	char path[64];
+	int k;
+
+	CHECK("lies: init", fe_tab_init(&t, 64) == 0);
+	for (k = 0; k < 20; k++) {
+		snprintf(path, sizeof(path), "/lie/%d", k);
+		if (k % 2 ? fe_tab_put(&t, 1, (uint64_t)k, &r, path) :
+			    fe_tab_put_xattrs(&t, 1, (uint64_t)k, &r, path,
+					      blk, sizeof(blk)))
+			bad++;
+	}
+	CHECK("lies: 20 records", bad == 0 && fe_tab_count(&t) == 20);
+	for (size_t i = 0; i <= t.cur.mask; i++) {
+		struct fe_slot *s = &t.cur.slots[i];
+
+		if (!(s->flags & FE_SLOT_USED))
+			continue;
+		switch (n++ % 4) {
+		case 0: s->path = 0xfffffff0u; break;
+		case 1: s->path = (uint32_t)t.arena.len - 1; break;
+		case 2: s->flags |= FE_REC_XATTR; s->path = (uint32_t)t.arena.len - 2; break;
+		case 3: s->seq |= 1; s->flags |= FE_REC_XATTR; break;
+		}
+	}
+	/* A NUL-less tail: the last bytes of the arena are not a string. */
+	t.arena.buf[t.arena.len - 1] = 'z';
+	t.arena.buf[t.arena.len - 2] = 'z';
+	n = 0;
+	while (fe_tab_next(&t, &pos, &dev, &ino, &got)) {
+		const char *p = fe_tab_path(&t, &got);
+
+		fe_tab_xattrs(&t, &got, &x, &xlen);
+		if (p && strncmp(p, "/lie/", 5))
+			bad++;
+		n++;
+	}
+	CHECK("lies: every record read, each path its own or none",
+	      n == 20 && bad == 0);
+	sn = fe_snap_take(&t);
+	CHECK("lies: a snapshot is taken", sn != NULL);
+	fe_snap_free(sn);
+	for (k = 0; k < 20; k++) {
+		snprintf(path, sizeof(path), "/moved/%d", k);
+		if (fe_tab_put(&t, 1, (uint64_t)k, &r, k % 3 ? path : NULL))
+			bad++;
+	}
+	CHECK("lies: records rewritten", bad == 0);
+	for (k = 0; k < 20; k++)
+		if (!fe_tab_find(&t, 1, (uint64_t)k, &got) ||
+		    (k % 3 && (!fe_tab_path(&t, &got) ||
+			       strncmp(fe_tab_path(&t, &got), "/moved/", 7))))
+			bad++;
+	CHECK("lies: rewritten paths are right", bad == 0);
+	for (k = 0; k < 10; k++)
+		fe_tab_del(&t, 1, (uint64_t)k);
+	CHECK("lies: deletes", fe_tab_count(&t) == 10);
+	/* Every slot claims a record: finds and inserts still end. */
+	for (size_t i = 0; i <= t.cur.mask; i++)
+		t.cur.slots[i].flags = FE_SLOT_USED;
+	CHECK("lies: a find in a full array ends",
+	      !fe_tab_find(&t, 7, 7, &got));
+	CHECK("lies: an insert in a full array ends",
+	      fe_tab_put(&t, 7, 7, &r, "/x") == 0);
+	fe_tab_free(&t);
+}
+
+static void test_long_paths(void)
+{
+	static char big[FE_PATH_MAX + 8];
+	struct fe_tab t;
+	struct fe_rec r = rec_uid(9), got;
+	struct fe_tab_info info;
+
+	memset(big, 'a', sizeof(big) - 1);
+	big[0] = '/';
+	CHECK("long: init", fe_tab_init(&t, 8) == 0);
+	big[FE_PATH_MAX - 1] = '\0'; /* FE_PATH_MAX bytes with the NUL */
+	CHECK("long: the longest path is stored",
+	      fe_tab_put(&t, 1, 1, &r, big) == 0 &&
+		      fe_tab_find(&t, 1, 1, &got) && fe_tab_path(&t, &got) &&
+		      strlen(fe_tab_path(&t, &got)) == FE_PATH_MAX - 1);
+	big[FE_PATH_MAX - 1] = 'a';
+	big[FE_PATH_MAX] = '\0';
+	CHECK("long: one byte more: the record kept, its path dropped",
+	      fe_tab_put(&t, 1, 1, &r, big) == 0 &&
+		      fe_tab_find(&t, 1, 1, &got) && got.uid == 9 &&
+		      !fe_tab_path(&t, &got));
+	CHECK("long: with xattrs, they stay",
+	      fe_tab_put_xattrs(&t, 1, 2, &r, "/x", "\1\0\0\0\1\0\0\0nv",
+				10) == 0 &&
+		      fe_tab_put(&t, 1, 2, &r, big) == 0 &&
+		      fe_tab_find(&t, 1, 2, &got) &&
+		      (got.flags & FE_REC_XATTR) &&
+		      !strcmp(fe_tab_path(&t, &got), ""));
+	fe_tab_info(&t, &info);
+	CHECK("long: counted", info.long_paths == 2);
+	fe_tab_free(&t);
+}
+
 int main(void)
 {
 	test_basics();
@@ -404,5 +518,7 @@ int main(void)
 	test_growth();
 	test_compaction_mid_rehash();
 	test_reserve();
+	test_lying_slots();
+	test_long_paths();
 	UNIT_EXIT();
 }

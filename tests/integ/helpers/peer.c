@@ -8,6 +8,11 @@
  *   peer SOCKET many N stats|short
  *                          that, N times over, each on a new connection:
  *                          prints "answered A closed C"
+ *   peer SOCKET renamedir N K LEN
+ *                          N records made by CREATE under /g, then K
+ *                          RENAMEDIRs of /g to /g/ and LEN bytes of 'x'
+ *                          (each moves every record again, deeper):
+ *                          prints "records N clients N" (STATS) at the end
  * connect failures print "ERR <errno name>"; a connection the daemon
  * closes without a reply prints "closed".
  */
@@ -66,6 +71,62 @@ static int many(const struct sockaddr_un *sa, const char *count,
 	return 0;
 }
 
+/* Send req with its tail and wait for the reply.  Returns 0 or -errno
+ * (-ECONNRESET: the daemon closed the connection). */
+static int rpc(int fd, struct fe_req *req, const char *tail, size_t tlen,
+	       struct fe_rep *rep)
+{
+	static char msg[sizeof(struct fe_req) + FE_TAIL_MAX];
+	ssize_t n;
+
+	req->version = FE_PROTO_VERSION;
+	req->tail_len = (uint32_t)tlen;
+	memcpy(msg, req, sizeof(*req));
+	memcpy(msg + sizeof(*req), tail, tlen);
+	if (send(fd, msg, sizeof(*req) + tlen, MSG_NOSIGNAL) < 0)
+		return -errno;
+	n = recv(fd, rep, sizeof(*rep), 0);
+	if (n <= 0)
+		return n < 0 ? -errno : -ECONNRESET;
+	return (size_t)n == sizeof(*rep) ? 0 : -EPROTO;
+}
+
+static int renamedir(int fd, long n, long k, long len)
+{
+	static char tail[2 * FE_PATH_MAX];
+	struct fe_rep rep;
+	size_t tlen;
+	int r;
+
+	if (len < 1 || len > FE_PATH_MAX - 8)
+		return -EINVAL;
+	for (long i = 0; i < n; i++) {
+		struct fe_req req = { .op = FE_OP_CREATE, .dev = 0x10,
+				      .ino = 1000 + (uint64_t)i,
+				      .flags = FE_F_UID, .uid = 1234,
+				      .real_mode = S_IFREG | 0644 };
+
+		tlen = (size_t)snprintf(tail, sizeof(tail), "/g/f%ld", i) + 1;
+		r = rpc(fd, &req, tail, tlen, &rep);
+		if (r < 0 || rep.err)
+			return r < 0 ? r : rep.err;
+	}
+	memcpy(tail, "/g", 3);
+	memcpy(tail + 3, "/g/", 3);
+	memset(tail + 6, 'x', (size_t)len);
+	tail[6 + len] = '\0';
+	tlen = 6 + (size_t)len + 1;
+	for (long i = 0; i < k; i++) {
+		struct fe_req req = { .op = FE_OP_RENAMEDIR, .dev = 0x10,
+				      .ino = 999, .real_mode = S_IFDIR | 0755 };
+
+		r = rpc(fd, &req, tail, tlen, &rep);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
@@ -78,23 +139,33 @@ int main(int argc, char **argv)
 
 	if (argc < 3 || strlen(argv[1]) >= sizeof(sa.sun_path)) {
 		fprintf(stderr, "usage: peer SOCKET stats|short|badop|many N "
-				"KIND\n");
+				"KIND|renamedir N K LEN\n");
 		return 2;
 	}
 	strcpy(sa.sun_path, argv[1]);
 	if (!strcmp(argv[2], "many") && argc == 5)
 		return many(&sa, argv[3], argv[4]);
-	if (argc != 3)
+	if (argc != 3 && !(argc == 6 && !strcmp(argv[2], "renamedir")))
 		return 2;
 	if (!strcmp(argv[2], "short"))
 		len = 10;
 	else if (!strcmp(argv[2], "badop"))
 		req.op = 999;
-	else if (strcmp(argv[2], "stats"))
+	else if (strcmp(argv[2], "stats") && strcmp(argv[2], "renamedir"))
 		return 2;
 	fd = socket(AF_UNIX, SOCK_SEQPACKET, 0);
 	if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0)
 		return err_out(errno);
+	if (argc == 6) {
+		int r = renamedir(fd, num(argv[3]), num(argv[4]), num(argv[5]));
+
+		if (r == -ECONNRESET) {
+			printf("closed\n");
+			return 0;
+		}
+		if (r < 0)
+			return err_out(-r);
+	}
 	if (send(fd, msg, len, MSG_NOSIGNAL) < 0) {
 		if (errno == EPIPE || errno == ECONNRESET) {
 			printf("closed\n");
