@@ -52,6 +52,9 @@ struct conn {
 	bool evicting;     /* shut for reading to make room (evict()):
 			      what it queued before is served, then it
 			      closes */
+	bool spoke;        /* a message came: a connection is never shut
+			      before its first, which its sender made it
+			      for */
 	struct conn *prev; /* the loop's list of clients, the most
 			      recently active first */
 	struct conn *next;
@@ -275,7 +278,7 @@ static void evict(struct loop *lp)
 	     c && lp->srv.clients - lp->evicting > lp->max_clients;
 	     c = c->prev) {
 		if (c->evicting || c->mute || c->ckpt_wait ||
-		    c->sess.attached)
+		    c->sess.attached || !c->spoke)
 			continue;
 		if (shutdown(c->fd, SHUT_RD) < 0)
 			continue;
@@ -668,6 +671,7 @@ static void drain_conn(struct loop *lp, struct conn *c)
 			 MSG_TRUNC | MSG_DONTWAIT);
 		if (n <= 0)
 			return;
+		c->spoke = true;
 		if (!req_ok(lp, c, lp->dbuf.bytes, n))
 			return;
 		fe_serve_req(&lp->srv, &c->sess, &lp->dbuf.req,
@@ -746,6 +750,7 @@ static void conn_input(struct loop *lp, struct conn *c, uint32_t events)
 			conn_close(lp, c);
 			return;
 		}
+		c->spoke = true;
 		if (!req_ok(lp, c, lp->buf.bytes, n))
 			return;
 		if (needs_drain(&lp->buf.req))
