@@ -27,22 +27,29 @@ forkchown_with() {
 	sed 's/^/stderr: /' err
 }
 
-out=$(forkchown_with "-Sn 1024")
-check_eq "$N live processes, soft fd limit 1024: all answer, every chown recorded" \
-	"$(grep -v '^stderr: ' <<<"$out")" "status 0
+if [ "$FAKEENV_VALGRIND" = 1 ]; then
+	# Valgrind keeps the top of the fd range for itself and closes any fd
+	# a syscall returns there: an accepted connection, with its first
+	# message unread, which its process sees reset.  Not the daemon's.
+	skip "$N live processes at the fd limit" "valgrind drops the connections it accepts above its own lower limit"
+else
+	out=$(forkchown_with "-Sn 1024")
+	check_eq "$N live processes, soft fd limit 1024: all answer, every chown recorded" \
+		"$(grep -v '^stderr: ' <<<"$out")" "status 0
 ok $N"
-check_eq "... and nothing is said" "$(grep '^stderr: ' <<<"$out")" ""
+	check_eq "... and nothing is said" "$(grep '^stderr: ' <<<"$out")" ""
 
-out=$(forkchown_with "-n 100")
-check_eq "$N live processes, hard fd limit 100: all answer, every chown recorded" \
-	"$(grep -v '^stderr: ' <<<"$out")" "status 0
+	out=$(forkchown_with "-n 100")
+	check_eq "$N live processes, hard fd limit 100: all answer, every chown recorded" \
+		"$(grep -v '^stderr: ' <<<"$out")" "status 0
 ok $N"
-check_match "... and the daemon says it closes idle connections" \
-	"$(grep '^stderr: ' <<<"$out" | head -1)" \
-	"daemon: [0-9]+ clients at once, 50 at most with 100 open files \(RLIMIT_NOFILE\): closing the connections of the least recently active ones"
-check_eq "... once" "$(grep -c 'clients at once' <<<"$out")" 1
-check_eq "... and no process says it cannot reach the daemon" \
-	"$(grep -c 'cannot reach' <<<"$out")" 0
+	check_match "... and the daemon says it closes idle connections" \
+		"$(grep '^stderr: ' <<<"$out" | head -1)" \
+		"daemon: [0-9]+ clients at once, 50 at most with 100 open files \(RLIMIT_NOFILE\): closing the connections of the least recently active ones"
+	check_eq "... once" "$(grep -c 'clients at once' <<<"$out")" 1
+	check_eq "... and no process says it cannot reach the daemon" \
+		"$(grep -c 'cannot reach' <<<"$out")" 0
+fi
 
 # The environment.  Natively the helper shows the real ids.
 check_eq "natively big ids shows the real uid" \
