@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <time.h>
@@ -35,6 +36,9 @@
 #define ACCEPT_PAUSE_MS 100
 /* The same accept error is logged at most this often. */
 #define ACCEPT_LOG_MS 60000
+/* File descriptors kept free of clients: the journal, its temporary file
+ * and directory, the log, the table's memfds, the look into /proc. */
+#define FD_RESERVE 64
 
 /* Refused connections and bad requests cost their sender nothing: the
  * first NOISE_FIRST of each are logged one by one, the rest are counted
@@ -59,7 +63,14 @@ struct conn {
 	int ckpt_wait;     /* waits for a checkpoint's reply: CKPT_NEXT
 			      until one starts, then CKPT_RUNNING; its
 			      input is off meanwhile */
-	struct conn *prev; /* the loop's list of clients */
+	bool evicting;     /* shut for reading to make room (evict()):
+			      what it queued before is served, then it
+			      closes */
+	bool spoke;        /* a message came: a connection is never shut
+			      before its first, which its sender made it
+			      for */
+	struct conn *prev; /* the loop's list of clients, the most
+			      recently active first */
 	struct conn *next;
 };
 
@@ -113,7 +124,15 @@ struct loop {
 	uid_t uid;             /* peers must run as this uid */
 	struct noise refused;  /* connections of other users */
 	struct noise bad;      /* malformed requests */
-	struct conn *conns;    /* open clients */
+	struct conn *conns;    /* open clients, the most recently active
+				  first */
+	struct conn *tail;     /* the least recently active */
+	unsigned max_clients;  /* clients kept open at most: RLIMIT_NOFILE
+				  less FD_RESERVE */
+	unsigned long long nofile; /* RLIMIT_NOFILE, raised to the hard one */
+	unsigned evicting;     /* clients with evicting set */
+	uint64_t evicted;      /* connections closed to make room */
+	long long evict_log_ms; /* when that was last logged, 0: never */
 	struct fe_srv srv;
 	union {
 		struct fe_req req; /* alignment for the header */
@@ -188,6 +207,30 @@ static void conn_input_on(struct loop *lp, struct conn *c, bool on)
 	(void)epoll_ctl(lp->ep, EPOLL_CTL_MOD, c->fd, &ev);
 }
 
+static void unlink_conn(struct loop *lp, struct conn *c)
+{
+	if (c->prev)
+		c->prev->next = c->next;
+	else
+		lp->conns = c->next;
+	if (c->next)
+		c->next->prev = c->prev;
+	else
+		lp->tail = c->prev;
+	c->prev = c->next = NULL;
+}
+
+static void push_conn(struct loop *lp, struct conn *c)
+{
+	c->prev = NULL;
+	c->next = lp->conns;
+	if (c->next)
+		c->next->prev = c;
+	else
+		lp->tail = c;
+	lp->conns = c;
+}
+
 /* Close a client.  A launcher that leaves without DETACH has died: its
  * command would run on without it, so the command's group and pid are
  * killed. */
@@ -205,12 +248,9 @@ static void conn_close(struct loop *lp, struct conn *c)
 			kill(c->sess.pid, SIGKILL);
 	}
 	close(c->fd); /* also leaves the epoll set: the fd is not shared */
-	if (c->prev)
-		c->prev->next = c->next;
-	else
-		lp->conns = c->next;
-	if (c->next)
-		c->next->prev = c->prev;
+	unlink_conn(lp, c);
+	if (c->evicting)
+		lp->evicting--;
 	free(c);
 	lp->srv.clients--;
 	lp->fd_freed = true;
@@ -223,8 +263,10 @@ static void pause_accept(struct loop *lp, int err)
 	long long now = now_ms();
 
 	if (err != lp->accept_err || now - lp->accept_log_ms >= ACCEPT_LOG_MS) {
-		fe_log("daemon: accept: %s; pausing new connections",
-		       fe_strerror(err));
+		fe_log("daemon: accept: %s (%lu clients, RLIMIT_NOFILE %llu); "
+		       "new connections wait until one closes",
+		       fe_strerror(err), (unsigned long)lp->srv.clients,
+		       lp->nofile);
 		lp->accept_err = err;
 		lp->accept_log_ms = now;
 	}
@@ -280,6 +322,44 @@ static bool noise_count(struct noise *n)
 	return false;
 }
 
+/*
+ * Make room for a new client at the fd limit: the least recently active
+ * clients are shut for reading, so that nothing more can be sent to us on
+ * them (the sender gets EPIPE at once; the shim then reconnects, or a
+ * one-way change is made again as a round trip), while everything they
+ * queued before is still served and answered; each closes at its end of
+ * stream.  So every process gets its answers, however many there are,
+ * and no change is lost.  Never the launcher's connection (closing it
+ * kills the command) nor one waiting for a checkpoint.
+ */
+static void evict(struct loop *lp)
+{
+	long long now;
+
+	for (struct conn *c = lp->tail;
+	     c && lp->srv.clients - lp->evicting > lp->max_clients;
+	     c = c->prev) {
+		if (c->evicting || c->mute || c->ckpt_wait ||
+		    c->sess.attached || !c->spoke)
+			continue;
+		if (shutdown(c->fd, SHUT_RD) < 0)
+			continue;
+		c->evicting = true;
+		lp->evicting++;
+		lp->evicted++;
+	}
+	now = now_ms();
+	if (!lp->evict_log_ms || now - lp->evict_log_ms >= ACCEPT_LOG_MS) {
+		fe_log("daemon: %lu clients at once, %u at most with %llu open "
+		       "files (RLIMIT_NOFILE): closing the "
+		       "connections of the least recently active ones, which "
+		       "reconnect at their next call (%llu so far)",
+		       (unsigned long)lp->srv.clients, lp->max_clients, lp->nofile,
+		       (unsigned long long)lp->evicted);
+		lp->evict_log_ms = now;
+	}
+}
+
 /* Admit one accepted socket: the peer must be our own user. */
 static void admit(struct loop *lp, int fd)
 {
@@ -319,12 +399,11 @@ static void admit(struct loop *lp, int fd)
 		close(fd);
 		return;
 	}
-	c->next = lp->conns;
-	if (c->next)
-		c->next->prev = c;
-	lp->conns = c;
+	push_conn(lp, c);
 	lp->srv.clients++;
 	lp->had_client = true;
+	if (lp->srv.clients - lp->evicting > lp->max_clients)
+		evict(lp);
 }
 
 static void accept_all(struct loop *lp)
@@ -382,7 +461,19 @@ static ssize_t send_map_reply(struct loop *lp, struct conn *c,
 	cm->cmsg_type = SCM_RIGHTS;
 	cm->cmsg_len = CMSG_LEN(sizeof(int) * (size_t)n);
 	memcpy(CMSG_DATA(cm), fds, sizeof(int) * (size_t)n);
-	return sendmsg(c->fd, &mh, MSG_NOSIGNAL | MSG_DONTWAIT);
+	if (sendmsg(c->fd, &mh, MSG_NOSIGNAL | MSG_DONTWAIT) ==
+	    (ssize_t)sizeof(*rep))
+		return (ssize_t)sizeof(*rep);
+	if (errno == ETOOMANYREFS) {
+		/* More fds in flight to clients that have not read them yet
+		 * than our RLIMIT_NOFILE (thousands of processes mapping at
+		 * once): this one goes without the table and asks us. */
+		struct fe_rep no = *rep;
+
+		no.err = -ETOOMANYREFS;
+		return send(c->fd, &no, sizeof(no), MSG_NOSIGNAL | MSG_DONTWAIT);
+	}
+	return -1;
 }
 
 /* Send a reply followed by dlen bytes at data, in one message. */
@@ -783,6 +874,7 @@ static void drain_conn(struct loop *lp, struct conn *c)
 			 MSG_TRUNC | MSG_DONTWAIT);
 		if (n <= 0)
 			return;
+		c->spoke = true;
 		if (!req_ok(lp, c, lp->dbuf.bytes, n))
 			return;
 		fe_serve_req(&lp->srv, &c->sess, &lp->dbuf.req,
@@ -834,6 +926,11 @@ static void conn_input(struct loop *lp, struct conn *c, uint32_t events)
 			conn_close(lp, c);
 		return;
 	}
+	if (c != lp->conns) {
+		/* The most recently active first: evict() takes the last. */
+		unlink_conn(lp, c);
+		push_conn(lp, c);
+	}
 	for (int i = 0; i < MSGS_PER_WAKE; i++) {
 		ssize_t n = recv(c->fd, lp->buf.bytes, sizeof(lp->buf.bytes),
 				 MSG_TRUNC | MSG_DONTWAIT);
@@ -856,6 +953,7 @@ static void conn_input(struct loop *lp, struct conn *c, uint32_t events)
 			conn_close(lp, c);
 			return;
 		}
+		c->spoke = true;
 		if (!req_ok(lp, c, lp->buf.bytes, n))
 			return;
 		if (needs_drain(&lp->buf.req))
@@ -1120,6 +1218,33 @@ static bool first_run(const char *load, const char *save)
 	       lexical_abs(save, b, sizeof(b)) && !strcmp(a, b);
 }
 
+/*
+ * Every process of the session that made a faked call holds a connection:
+ * a big parallel build has thousands.  The soft limit (often 1,024) goes
+ * up to the hard one; the clients beyond what it leaves are made room for
+ * by evict().
+ */
+static void raise_nofile(struct loop *lp)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) < 0) {
+		rl.rlim_cur = rl.rlim_max = 1024;
+	} else if (rl.rlim_cur < rl.rlim_max) {
+		rlim_t was = rl.rlim_cur;
+
+		rl.rlim_cur = rl.rlim_max;
+		if (setrlimit(RLIMIT_NOFILE, &rl) < 0)
+			rl.rlim_cur = was;
+	}
+	lp->nofile = (unsigned long long)rl.rlim_cur;
+	if (rl.rlim_cur > UINT_MAX)
+		rl.rlim_cur = UINT_MAX;
+	lp->max_clients = rl.rlim_cur > 2 * FD_RESERVE ?
+				  (unsigned)rl.rlim_cur - FD_RESERVE :
+				  (unsigned)rl.rlim_cur / 2;
+}
+
 int fe_loop_run(const struct fe_loop_cfg *cfg)
 {
 	struct loop *lp = calloc(1, sizeof(*lp));
@@ -1136,6 +1261,7 @@ int fe_loop_run(const struct fe_loop_cfg *cfg)
 	lp->bad.what = "bad requests";
 	lp->linger_ms = -1;
 	lp->started = (uint64_t)time(NULL);
+	raise_nofile(lp);
 	lp->reserve = -1;
 	if (cfg->state && cfg->state_fd >= 0) {
 		r = fe_state_dir_init(&lp->dir, cfg->state, cfg->state_fd,

@@ -6,8 +6,10 @@
  */
 #include "shim.h"
 
+#include <errno.h>
 #include <stdatomic.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "common/util.h"
 #include "fakeenv/env.h"
@@ -19,30 +21,72 @@ _Atomic int fe_session_state = ST_UNKNOWN;
 static bool unknown_real; /* FAKEENV_UNKNOWN_IS_REAL=1; set before ST_ON */
 
 /* "NAME=value\0NAME=value\0\0": the FAKEENV_* entries and LD_PRELOAD at
- * load time. */
-static char env_copy[8192];
+ * load time, whatever their size: env_small when they fit (every session
+ * but one with a huge LD_PRELOAD), else a mapping of their size, kept for
+ * the life of the process image.  A copy, not pointers into environ: the
+ * program may clear or rewrite its environment (clearenv, setenv,
+ * environ = ...) and free what the entries pointed to. */
+static char env_small[4096];
+static char *env_copy = env_small;
 
 extern char **environ;
 
+static bool kept(const char *e, bool preload)
+{
+	return preload ? strncmp(e, "LD_PRELOAD=", 11) == 0 :
+			 strncmp(e, "FAKEENV_", 8) == 0;
+}
+
+/* Copy what the shim reads of the environment; called once, before any
+ * other reader of env_copy.  Nothing is dropped unless memory for the copy
+ * cannot be had, and then it is said: LD_PRELOAD goes first (children the
+ * shim repairs get the library alone), the session's own variables
+ * last. */
 static void capture(void)
 {
-	size_t used = 0;
+	int saved = errno;
+	size_t need = 1, size = sizeof(env_small), used = 0, lost = 0;
+	char *buf = env_small;
 
-	for (char **e = environ; e && *e; e++) {
-		size_t n;
+	for (char **e = environ; e && *e; e++)
+		if (kept(*e, false) || kept(*e, true))
+			need += strlen(*e) + 1;
+	if (need > size) {
+		void *p = mmap(NULL, need, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 
-		if (strncmp(*e, "FAKEENV_", 8) != 0 &&
-		    strncmp(*e, "LD_PRELOAD=", 11) != 0)
-			continue;
-		n = strlen(*e) + 1;
-		/* Keep room for the final empty string; an oversized
-		 * environment loses its extra entries, not its session. */
-		if (used + n + 1 > sizeof(env_copy))
-			continue;
-		memcpy(env_copy + used, *e, n);
-		used += n;
+		if (p != MAP_FAILED) {
+			buf = p;
+			size = need;
+		}
 	}
-	env_copy[used] = '\0';
+	/* Two passes, the session's variables first.  Sized again as it
+	 * goes: environ may have changed since (another library's
+	 * constructor, on another thread). */
+	for (int pass = 0; pass < 2; pass++) {
+		for (char **e = environ; e && *e; e++) {
+			size_t n;
+
+			if (!kept(*e, pass == 1))
+				continue;
+			n = strlen(*e) + 1;
+			if (used + n + 1 > size) {
+				lost += n;
+				continue;
+			}
+			memcpy(buf + used, *e, n);
+			used += n;
+		}
+	}
+	buf[used] = '\0';
+	env_copy = buf;
+	if (lost)
+		fe_log("cannot keep a copy of %lu bytes of the environment "
+		       "(FAKEENV_* and LD_PRELOAD): %s; %lu bytes of it are "
+		       "not restored in children that drop them",
+		       (unsigned long)need, fe_strerror(ENOMEM),
+		       (unsigned long)lost);
+	errno = saved;
 }
 
 int fe_session_init(void)

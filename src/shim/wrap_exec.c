@@ -1,9 +1,10 @@
 /*
  * Exec and spawn: a child given a cleared environment (env -i, env -u
  * LD_PRELOAD, its own envp) stays in the session, with the fake ids of
- * the moment.  The real call gets a repaired copy of envp built on the
- * stack; the caller's environ is never changed.  Runs in vfork children:
- * no allocation, no lock, no write to a global.
+ * the moment.  The real call gets envp itself when it needs no repair,
+ * else a repaired copy, on the stack when small, else in a mapping given
+ * back after the call; the caller's environ is never changed.  Runs in
+ * vfork children: no malloc, no lock, no write to a global.
  *
  * Left unwrapped: system() and popen().  glibc runs /bin/sh through its
  * internal posix_spawn, past the PLT, with environ: the shell stays in the
@@ -16,6 +17,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "fakeenv/env.h"
 
@@ -107,6 +109,16 @@ static bool preload_has(const char *list, const char *lib)
 	return false;
 }
 
+/* strcmp() == 0, as a plain loop for the reason preload_has() gives. */
+static bool same(const char *a, const char *b)
+{
+	while (*a && *a == *b) {
+		a++;
+		b++;
+	}
+	return *a == *b;
+}
+
 /* "name=a" or "name=a:b" (b may be NULL) at *p, which moves past it. */
 static char *put(char **p, const char *name, const char *a, const char *b)
 {
@@ -130,13 +142,39 @@ static char *put(char **p, const char *name, const char *a, const char *b)
 	return start;
 }
 
+/* A new environment up to this size is built on the stack, a bigger one
+ * in a mapping of its size: a thread's stack may be small (128 KiB), an
+ * environment is not (20,000 entries are 160 KB of pointers). */
+#define STACK_ENV 2048
+
+/* The real call with env, built in mem, then mem given back.  A spawn
+ * returns to us, an exec only when it failed.  An exec that succeeds in
+ * a vfork child leaves a mapping in the parent, with which the child
+ * shared its memory: only for an environment past STACK_ENV that needed
+ * repair, whose size it is. */
+static int call_freeing(const struct call *c, char **env, void *mem,
+			size_t size)
+{
+	int r = call_real(c, env);
+
+	if (mem) {
+		int e = errno;
+
+		munmap(mem, size);
+		errno = e;
+	}
+	return r;
+}
+
 /*
  * Call c in the session: envp (NULL reads as empty, as the kernel reads
  * it) with LD_PRELOAD naming our library (the value ld.so would use, the
  * last one, with the library appended, in place of every LD_PRELOAD
  * entry; the load-time list when there is none), FAKEENV_SOCKET, _LIB and _UNKNOWN_IS_REAL put back when absent,
  * and the FAKEENV_ ids replaced by the current ones.  Everything else
- * keeps its order.  May run in a vfork child.
+ * keeps its order.  An envp that has all this already (one entry of each
+ * id, with the current value) is passed as it is.  May run in a vfork
+ * child.
  */
 static int call_repaired(const struct call *c, char *const envp[])
 {
@@ -145,8 +183,19 @@ static int call_repaired(const struct call *c, char *const envp[])
 	const char *pre = NULL; /* the LD_PRELOAD value ld.so would read */
 	const char *whole = NULL; /* the load-time LD_PRELOAD, to restore */
 	const char *value[N_RESTORED];
-	bool fix_pre;
-	size_t n = 0, need = 1, k = 0;
+	const char *id_seen[N_IDS] = { NULL };
+	int id_count[N_IDS] = { 0 };
+	char id_ent[N_IDS][sizeof(FE_ENV_GROUPS) + FE_CRED_BUF];
+	char *idv[N_IDS];
+	bool fix_pre, intact;
+	size_t n = 0, need = 1, k = 0, size;
+	union {
+		char *ptr[STACK_ENV / sizeof(char *)];
+		char bytes[STACK_ENV];
+	} small;
+	void *mem = NULL;
+	char **env, *p;
+	bool pre_done = false;
 
 	for (int i = 0; i < N_RESTORED; i++)
 		value[i] = fe_env_initial(restored[i]);
@@ -156,8 +205,28 @@ static int call_repaired(const struct call *c, char *const envp[])
 		for (int i = 0; i < N_RESTORED; i++)
 			if (is_var(*e, restored[i], strlen(restored[i])))
 				value[i] = NULL; /* the child's own stands */
+		for (int i = 0; i < N_IDS; i++)
+			if (is_var(*e, ids[i], strlen(ids[i]))) {
+				id_seen[i] = *e;
+				id_count[i]++;
+			}
 	}
+	for (int i = 0; i < N_IDS; i++) {
+		size_t len = strlen(ids[i]);
+
+		memcpy(id_ent[i], ids[i], len);
+		id_ent[i][len] = '=';
+		idv[i] = id_ent[i] + len + 1;
+	}
+	fe_cred_format(idv[0], idv[1], idv[2], FE_CRED_BUF);
 	fix_pre = lib && *lib && !(pre && preload_has(pre, lib));
+	intact = !fix_pre;
+	for (int i = 0; i < N_RESTORED; i++)
+		intact &= !value[i];
+	for (int i = 0; i < N_IDS; i++)
+		intact &= id_count[i] == 1 && same(id_seen[i], id_ent[i]);
+	if (intact)
+		return call_real(c, envp);
 	/* Gone altogether: the list this process was loaded with comes back
 	 * whole, so that a sanitizer runtime that had to come first still
 	 * does. */
@@ -173,10 +242,21 @@ static int call_repaired(const struct call *c, char *const envp[])
 		if (value[i])
 			need += strlen(restored[i]) + 2 + strlen(value[i]);
 
-	char strs[need], *p = strs;
-	char id_ent[N_IDS][sizeof(FE_ENV_GROUPS) + FE_CRED_BUF];
-	char *env[n + EXTRA];
-	bool pre_done = false;
+	size = (n + EXTRA) * sizeof(char *) + need;
+	if (size <= sizeof(small)) {
+		env = small.ptr;
+	} else {
+		mem = mmap(NULL, size, PROT_READ | PROT_WRITE,
+			   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (mem == MAP_FAILED) {
+			if (c->how == SPAWN || c->how == SPAWNP)
+				return ENOMEM;
+			errno = ENOMEM;
+			return -1;
+		}
+		env = mem;
+	}
+	p = (char *)(env + n + EXTRA);
 
 	for (char *const *e = envp; e && *e; e++) {
 		bool drop = false;
@@ -198,20 +278,10 @@ static int call_repaired(const struct call *c, char *const envp[])
 	for (int i = 0; i < N_RESTORED; i++)
 		if (value[i])
 			env[k++] = put(&p, restored[i], value[i], NULL);
-
-	char *idv[N_IDS];
-
-	for (int i = 0; i < N_IDS; i++) {
-		size_t len = strlen(ids[i]);
-
-		memcpy(id_ent[i], ids[i], len);
-		id_ent[i][len] = '=';
-		idv[i] = id_ent[i] + len + 1;
+	for (int i = 0; i < N_IDS; i++)
 		env[k++] = id_ent[i];
-	}
-	fe_cred_format(idv[0], idv[1], idv[2], FE_CRED_BUF);
 	env[k] = NULL;
-	return call_real(c, env);
+	return call_freeing(c, env, mem, size);
 }
 
 static int run(const struct call *c, char *const envp[])
