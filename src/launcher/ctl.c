@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,31 +39,23 @@ static void when(char *buf, size_t size, uint64_t t)
 /* status with no daemon: what the journal on disk holds. */
 static int status_offline(const char *dir)
 {
-	char *path = xasprintf("%s/journal", dir), why[256], t[64];
+	char *path = xasprintf("%s/journal", dir), msg[PATH_MAX + 512], t[64];
 	struct fe_jnl_view v;
-	enum fe_jnl_err e;
 	unsigned char *buf;
 	size_t len;
 	int r;
 
 	printf("state:           %s\n", dir);
 	printf("daemon:          not running\n");
-	r = fe_jnl_read_file(path, &buf, &len);
+	r = fe_jnl_load(path, 0, &buf, &len, &v, msg, sizeof(msg));
 	if (r == -ENOENT) {
 		printf("journal:         none yet\n");
 		free(path);
 		return 0;
 	}
 	if (r < 0) {
-		fe_msg(-r, "cannot read %s", path);
-		free(path);
-		return 1;
-	}
-	e = fe_jnl_parse(buf, len, &v, why, sizeof(why));
-	if (e != FE_JNL_OK) {
-		fe_msg(0, "%s: %s: %s (see fakeenv fsck)", path,
-		       fe_jnl_errname(e), why);
-		free(buf);
+		fe_msg(0, "%s%s", msg,
+		       r == -EBADMSG ? " (see fakeenv fsck)" : "");
 		free(path);
 		return 1;
 	}
