@@ -1112,17 +1112,8 @@ static int run(struct loop *lp)
  * stderr: `x=$(fakeenv --state D -- cmd 2>&1)` would wait for us.  What
  * the user must see at start (a refused journal, what the load dropped)
  * has been said by now. */
-static void redirect_stderr(const char *path)
+static void redirect_stderr(const char *path, int fd)
 {
-	int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC |
-				    O_NOFOLLOW,
-		      0600);
-
-	if (fd < 0) {
-		fe_log("daemon: cannot open %s: %s; messages go to stderr",
-		       path, fe_strerror(errno));
-		return;
-	}
 	if (dup2(fd, STDERR_FILENO) < 0)
 		fe_log("daemon: cannot log to %s: %s", path,
 		       fe_strerror(errno));
@@ -1291,7 +1282,8 @@ int fe_loop_run(const struct fe_loop_cfg *cfg)
 		goto out_free_saver;
 	}
 	if (cfg->load) {
-		r = fe_state_load(&lp->srv, cfg->load, &lp->load);
+		r = fe_state_load_flags(&lp->srv, cfg->load, cfg->load_flags,
+					&lp->load);
 		if (r == -ENOENT && cfg->load_optional) {
 			r = 0;
 		} else if (r == -ENOENT && cfg->save &&
@@ -1316,8 +1308,8 @@ int fe_loop_run(const struct fe_loop_cfg *cfg)
 				      !lp->load.dropped && !lp->load.rekeyed;
 		}
 	}
-	if (cfg->log)
-		redirect_stderr(cfg->log);
+	if (cfg->log && cfg->log_fd >= 0)
+		redirect_stderr(cfg->log, cfg->log_fd);
 	lp->saved_changes = lp->srv.changes;
 	lp->ckpt_ms = now_ms();
 	lp->deadline_ms = now_ms() + FE_LOOP_FIRST_CLIENT_SEC * 1000LL;

@@ -21,6 +21,8 @@ struct fe_loop_cfg {
 				 is leaving */
 	bool unknown_is_real; /* files without a record keep their owner */
 	const char *load;     /* journal to load first, or NULL */
+	unsigned load_flags;  /* FE_JNL_* for fe_jnl_load(): FE_JNL_FOLLOW
+				 for a path the user gave */
 	bool load_optional;   /* a missing load file means an empty table */
 	const char *save;     /* journal for checkpoints and exit, or NULL */
 	unsigned linger;      /* seconds to stay after the last client */
@@ -31,6 +33,8 @@ struct fe_loop_cfg {
 	const char *state;    /* --state DIR, or NULL: the journal and the
 				 marker are written through state_fd */
 	int state_fd;         /* DIR opened when it was locked; -1 */
+	int log_fd;           /* log, opened and checked at start
+				 (fe_jnl_open_log()); -1 with log NULL */
 };
 
 /*

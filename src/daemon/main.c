@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "common/util.h"
+#include "journal/journal.h"
 #include "loop.h"
 
 /* The launcher's own "fakeenv failed" status: it says nothing more, the
@@ -123,10 +124,37 @@ static void remove_stale_temps(const char *dir)
 	closedir(d);
 }
 
+/*
+ * Open DIR/log before the load, so that a bad one costs no load.  One
+ * that is there but is not a regular file of ours (a FIFO, whose open
+ * would block, a symbolic link, a device, another user's file) refuses
+ * the start: DIR is not as we made it.  One that cannot be made or
+ * opened (a full or read-only disk, no permission) leaves the messages
+ * on stderr, as they were before the load.  Returns 0 or -EINVAL (said).
+ */
+static int open_log(struct fe_loop_cfg *cfg)
+{
+	char msg[PATH_MAX + 128];
+	int fd = fe_jnl_open_log(cfg->log, msg, sizeof(msg));
+
+	if (fd == -EINVAL) {
+		fe_log("%s; refusing to start (remove it: a new one is made)",
+		       msg);
+		return fd;
+	}
+	if (fd < 0) {
+		fe_log("daemon: %s; messages go to stderr", msg);
+		cfg->log = NULL;
+		return 0;
+	}
+	cfg->log_fd = fd;
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	static char sock[PATH_MAX], journal[PATH_MAX], log[PATH_MAX];
-	struct fe_loop_cfg cfg = { .linger = 0, .state_fd = -1 };
+	struct fe_loop_cfg cfg = { .linger = 0, .state_fd = -1, .log_fd = -1 };
 	const char *dir = NULL, *state = NULL;
 	const char *end;
 	bool have_fd = false;
@@ -144,6 +172,7 @@ int main(int argc, char **argv)
 			state = value(argv, &i);
 		} else if (!strcmp(a, "--load")) {
 			cfg.load = value(argv, &i);
+			cfg.load_flags = FE_JNL_FOLLOW; /* -i FILE */
 		} else if (!strcmp(a, "--save")) {
 			cfg.save = value(argv, &i);
 		} else if (!strcmp(a, "--linger")) {
@@ -209,6 +238,10 @@ int main(int argc, char **argv)
 			return FE_DAEMON_EXIT_REFUSED;
 		}
 		remove_stale_temps(state);
+		if (cfg.log && open_log(&cfg) < 0) {
+			unlink(sock);
+			return FE_DAEMON_EXIT_REFUSED;
+		}
 	}
 	cfg.listen_fd = (int)fd;
 	cfg.sock = sock;

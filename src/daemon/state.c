@@ -287,36 +287,32 @@ static void locate_all(const struct fe_jnl_view *v,
 int fe_state_load(struct fe_srv *s, const char *path,
 		  struct fe_load_stats *st)
 {
+	return fe_state_load_flags(s, path, 0, st);
+}
+
+int fe_state_load_flags(struct fe_srv *s, const char *path, unsigned flags,
+			struct fe_load_stats *st)
+{
 	struct located *where;
 	struct fe_jnl_view v;
-	enum fe_jnl_err e;
 	unsigned char *buf;
 	size_t len;
-	char why[256];
+	char msg[768];
 	int r;
 
 	memset(st, 0, sizeof(*st));
-	r = fe_jnl_read_file(path, &buf, &len);
+	r = fe_jnl_load(path, flags, &buf, &len, &v, msg, sizeof(msg));
 	if (r == -ENOENT)
 		return r;
-	if (r < 0) {
-		fe_log("journal %s: cannot read it: %s", path,
-		       fe_strerror(-r));
+	if (r == -EBADMSG) {
+		fe_log("%s; refusing to start, the file is left as it is (see "
+		       "fakeenv fsck)",
+		       msg);
 		return r;
 	}
-	e = fe_jnl_parse(buf, len, &v, why, sizeof(why));
-	if (e != FE_JNL_OK) {
-		const char *name = fe_jnl_errname(e);
-		size_t n = strlen(name);
-
-		/* Without the name twice when why begins with it
-		 * ("truncated: 4096 bytes, ..."). */
-		fe_log("journal %s: %s%s%s; refusing to start, the file is "
-		       "left as it is (see fakeenv fsck)",
-		       path, !strncmp(why, name, n) && why[n] == ':' ? "" : name,
-		       !strncmp(why, name, n) && why[n] == ':' ? "" : ": ", why);
-		free(buf);
-		return -EBADMSG;
+	if (r < 0) {
+		fe_log("%s", msg);
+		return r;
 	}
 	st->loaded = v.nrec;
 	st->bytes = len;

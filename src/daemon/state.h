@@ -38,6 +38,12 @@ struct fe_load_stats {
 int fe_state_load(struct fe_srv *s, const char *path,
 		  struct fe_load_stats *st);
 
+/* The same, opened with flags (journal/journal.h, fe_jnl_load()):
+ * FE_JNL_FOLLOW for a path the user gave (-i); fe_state_load() is 0, for
+ * DIR/journal, which is never a symbolic link. */
+int fe_state_load_flags(struct fe_srv *s, const char *path, unsigned flags,
+			struct fe_load_stats *st);
+
 /* A copy of the records' fields; their paths and xattrs stay in the
  * table's arena, which the snapshot pins (fe_arena_pin()) until it is
  * freed, so that a thread can write them while the table changes. */

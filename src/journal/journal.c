@@ -15,6 +15,11 @@
  *      must start where the previous record's end (so they never overlap)
  *      and hold a NUL-terminated path and a well-formed xattr block;
  *      finally the strings must end where the area ends (ERECORD).
+ * fe_jnl_load() opens a file for them: a regular file of the real uid,
+ * never a FIFO's blocking open nor a symbolic link unasked; then 1-3 on
+ * the 64-byte header alone and 4 on the file's size, so that nothing
+ * past the header is read (or allocated) for a file that is no journal,
+ * and never more than file_size.
  * Integers are read and written a byte at a time: no buffer is assumed
  * aligned, and the host's byte order never leaks into the file.
  */
@@ -335,46 +340,68 @@ static bool total_size(uint64_t nrec, uint64_t str_size, uint64_t *total)
 	return true;
 }
 
-enum fe_jnl_err fe_jnl_parse(const void *buf, size_t len, struct fe_jnl_view *v,
-			     char *why, size_t why_size)
+/* The sizes of a header that passed header_check() agree with each
+ * other; *file_size gets the total they make. */
+static enum fe_jnl_err sizes_check(const unsigned char *b, uint64_t *file_size,
+				   char *why, size_t size)
 {
-	const unsigned char *b = buf, *recs, *strs, *trl;
-	uint64_t nrec, str_size, file_size, want, sum = 0;
-	uint32_t stored, computed;
-	enum fe_jnl_err err;
+	uint64_t nrec = ld64(b + H_NREC), str_size = ld64(b + H_STR_SIZE);
+	uint64_t want;
 
-	err = header_check(b, len, why, why_size);
-	if (err)
-		return err;
-	nrec = ld64(b + H_NREC);
-	str_size = ld64(b + H_STR_SIZE);
-	file_size = ld64(b + H_FILE_SIZE);
+	*file_size = ld64(b + H_FILE_SIZE);
 	if (!total_size(nrec, str_size, &want)) {
-		say(why, why_size,
+		say(why, size,
 		    "%llu records and %llu bytes of strings "
 		    "overflow 64 bits",
 		    (ull)nrec, (ull)str_size);
 		return FE_JNL_ESIZE;
 	}
-	if (file_size != want) {
-		say(why, why_size,
+	if (*file_size != want) {
+		say(why, size,
 		    "file_size %llu, but %llu records and %llu "
 		    "bytes of strings make %llu",
-		    (ull)file_size, (ull)nrec, (ull)str_size, (ull)want);
+		    (ull)*file_size, (ull)nrec, (ull)str_size, (ull)want);
 		return FE_JNL_ESIZE;
 	}
+	return FE_JNL_OK;
+}
+
+/* A file of len bytes holds exactly the file_size its header claims. */
+static enum fe_jnl_err length_check(uint64_t len, uint64_t file_size, char *why,
+				    size_t size)
+{
 	if (len < file_size) {
-		say(why, why_size, "truncated: %zu bytes, the header says %llu",
-		    len, (ull)file_size);
+		say(why, size, "truncated: %llu bytes, the header says %llu",
+		    (ull)len, (ull)file_size);
 		return FE_JNL_ETRUNC;
 	}
 	if (len > file_size) {
-		say(why, why_size,
-		    "%zu bytes, the header says %llu: %llu bytes "
+		say(why, size,
+		    "%llu bytes, the header says %llu: %llu bytes "
 		    "after the trailer",
-		    len, (ull)file_size, (ull)(len - file_size));
+		    (ull)len, (ull)file_size, (ull)(len - file_size));
 		return FE_JNL_ESIZE;
 	}
+	return FE_JNL_OK;
+}
+
+enum fe_jnl_err fe_jnl_parse(const void *buf, size_t len, struct fe_jnl_view *v,
+			     char *why, size_t why_size)
+{
+	const unsigned char *b = buf, *recs, *strs, *trl;
+	uint64_t nrec, str_size, file_size, sum = 0;
+	uint32_t stored, computed;
+	enum fe_jnl_err err;
+
+	err = header_check(b, len, why, why_size);
+	if (!err)
+		err = sizes_check(b, &file_size, why, why_size);
+	if (!err)
+		err = length_check(len, file_size, why, why_size);
+	if (err)
+		return err;
+	nrec = ld64(b + H_NREC);
+	str_size = ld64(b + H_STR_SIZE);
 
 	trl = b + len - FE_JNL_TRL_SIZE;
 	if (memcmp(trl + 4, TRL_MAGIC, 4)) {
@@ -803,68 +830,307 @@ int fe_jnl_save_at(int dirfd, const char *name, int (*check)(void *ctx),
 	return fsync(dirfd) ? -errno : 0;
 }
 
-int fe_jnl_read_file(const char *path, unsigned char **buf, size_t *len)
+/* ---- opening ---- */
+
+/* fe_jnl_read_file(): a tool's or a test's look, at any owner's file. */
+#define OPEN_ANY_OWNER 0x100u
+
+/* What a file of type (st_mode & S_IFMT) that is not regular is. */
+static const char *type_name(mode_t type)
 {
-	struct stat st;
-	unsigned char *b = NULL, *nb;
-	size_t cap, n = 0;
-	int fd, r = 0;
+	switch (type) {
+	case S_IFDIR:
+		return "a directory";
+	case S_IFCHR:
+		return "a character device";
+	case S_IFBLK:
+		return "a block device";
+	case S_IFIFO:
+		return "a FIFO";
+	case S_IFSOCK:
+		return "a socket";
+	case S_IFLNK:
+		return "a symbolic link";
+	}
+	return "of an unknown type";
+}
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	if (fstat(fd, &st)) {
+/* msg = "WHAT PATH: REASON", or "WHAT PATH (a symbolic link to TARGET):
+ * REASON" when a link the user gave was followed. */
+static void refuse(char *msg, size_t size, const char *what, const char *path,
+		   const char *target, const char *fmt, ...)
+	__attribute__((format(printf, 6, 7)));
+
+static void refuse(char *msg, size_t size, const char *what, const char *path,
+		   const char *target, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (!msg || !size)
+		return;
+	if (target)
+		n = snprintf(msg, size, "%s %s (a symbolic link to %s): ", what,
+			     path, target);
+	else
+		n = snprintf(msg, size, "%s %s: ", what, path);
+	if (n < 0 || (size_t)n >= size)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(msg + n, size - (size_t)n, fmt, ap);
+	va_end(ap);
+}
+
+/* The parse's refusal as one reason: "NAME: WHY", without the name twice
+ * when why begins with it ("truncated: 4096 bytes, ..."). */
+static void refuse_jnl(char *msg, size_t size, const char *path,
+		       const char *target, enum fe_jnl_err e, const char *why)
+{
+	const char *name = fe_jnl_errname(e);
+	size_t n = strlen(name);
+
+	if (!strncmp(why, name, n) && why[n] == ':')
+		refuse(msg, size, "journal", path, target, "%s", why);
+	else
+		refuse(msg, size, "journal", path, target, "%s: %s", name, why);
+}
+
+/*
+ * Open path with oflags | O_NONBLOCK | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC
+ * (mode 0600 if it creates) and check what was opened: a regular file,
+ * owned by the real uid unless OPEN_ANY_OWNER.  With FE_JNL_FOLLOW, path
+ * is resolved first and *target gets the resolved path when path itself
+ * is a symbolic link (malloc'd; NULL otherwise).  Returns the fd with
+ * O_NONBLOCK cleared and *st filled, or -errno with msg filled: -EINVAL
+ * for a file that is not a regular file of ours, -ENOENT, or the open's.
+ */
+static int open_checked(const char *what, const char *path, unsigned flags,
+			int oflags, struct stat *st, char **target, char *msg,
+			size_t size)
+{
+	const char *verb = (oflags & O_ACCMODE) == O_RDONLY ? "read" : "write";
+	const char *at = path;
+	char *real = NULL;
+	struct stat lst;
+	int fd, fl, r;
+
+	*target = NULL;
+	if (flags & FE_JNL_FOLLOW) {
+		real = realpath(path, NULL);
+		if (!real && errno == ENOENT) {
+			refuse(msg, size, what, path, NULL, "no such file");
+			return -ENOENT;
+		}
+		/* Any other failure: the open below says why. */
+		if (real) {
+			at = real;
+			if (!lstat(path, &lst) && S_ISLNK(lst.st_mode))
+				*target = real;
+		}
+	}
+	fd = open(at, oflags | O_NONBLOCK | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC,
+		  0600);
+	if (fd < 0) {
 		r = -errno;
-		goto out_close;
-	}
-	if ((uint64_t)st.st_size > SIZE_MAX / 2) {
-		r = -EFBIG;
-		goto out_close;
-	}
-	/* One byte more than the size, so that end of file shows without a
-	 * second allocation; a file that grows meanwhile (or a pipe, whose
-	 * size is 0) doubles the buffer. */
-	cap = (size_t)st.st_size + 1;
-	b = malloc(cap);
-	if (!b) {
-		r = -ENOMEM;
-		goto out_close;
-	}
-	for (;;) {
-		ssize_t got;
-
-		if (n == cap) {
-			if (cap > SIZE_MAX / 4) {
-				r = -EFBIG;
-				goto out_free;
-			}
-			nb = realloc(b, cap * 2);
-			if (!nb) {
-				r = -ENOMEM;
-				goto out_free;
-			}
-			b = nb;
-			cap *= 2;
+		/* ELOOP: the last component is a link; ENXIO: a socket, or
+		 * a FIFO opened to write with no reader. */
+		if ((r == -ELOOP || r == -ENXIO) && !lstat(at, &lst) &&
+		    !S_ISREG(lst.st_mode)) {
+			if (S_ISLNK(lst.st_mode))
+				refuse(msg, size, what, path, *target,
+				       "a symbolic link, not followed");
+			else
+				refuse(msg, size, what, path, *target,
+				       "%s, not a regular file",
+				       type_name(lst.st_mode & S_IFMT));
+			r = -EINVAL;
+		} else if (r == -ENOENT) {
+			refuse(msg, size, what, path, *target, "no such file");
+		} else {
+			refuse(msg, size, what, path, *target,
+			       "cannot %s it: %s", verb, fe_strerror(-r));
 		}
-		got = read(fd, b + n, cap - n);
-		if (got < 0) {
-			if (errno == EINTR)
-				continue;
-			r = -errno;
-			goto out_free;
-		}
-		if (got == 0)
-			break;
-		n += (size_t)got;
+		goto out_free;
 	}
-	*buf = b;
-	*len = n;
-	goto out_close;
-out_free:
-	free(b);
+	if (fstat(fd, st)) {
+		r = -errno;
+		refuse(msg, size, what, path, *target, "cannot %s it: %s", verb,
+		       fe_strerror(-r));
+		goto out_close;
+	}
+	if (!S_ISREG(st->st_mode)) {
+		refuse(msg, size, what, path, *target, "%s, not a regular file",
+		       type_name(st->st_mode & S_IFMT));
+		r = -EINVAL;
+		goto out_close;
+	}
+	/* As ssh with its files: another user's journal would import
+	 * that user's records (and a root-owned one, whoever can write it),
+	 * another user's log would be written on. */
+	if (!(flags & OPEN_ANY_OWNER) && st->st_uid != getuid()) {
+		refuse(msg, size, what, path, *target,
+		       "owned by uid %u, not by you (uid %u)",
+		       (unsigned)st->st_uid, (unsigned)getuid());
+		r = -EINVAL;
+		goto out_close;
+	}
+	fl = fcntl(fd, F_GETFL);
+	if (fl < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) < 0) {
+		r = -errno;
+		refuse(msg, size, what, path, *target, "cannot %s it: %s", verb,
+		       fe_strerror(-r));
+		goto out_close;
+	}
+	if (real != *target)
+		free(real);
+	return fd;
 out_close:
 	close(fd);
+out_free:
+	free(real);
+	*target = NULL;
 	return r;
+}
+
+/* read(2) until n bytes or the end of the file: the bytes read, or
+ * -errno. */
+static ssize_t read_upto(int fd, unsigned char *b, size_t n)
+{
+	size_t got = 0;
+
+	while (got < n) {
+		ssize_t k = read(fd, b + got, n - got);
+
+		if (k < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (k == 0)
+			break;
+		got += (size_t)k;
+	}
+	return (ssize_t)got;
+}
+
+int fe_jnl_load(const char *path, unsigned flags, unsigned char **buf,
+		size_t *len, struct fe_jnl_view *v, char *msg, size_t msg_size)
+{
+	unsigned char hdr[FE_JNL_HDR_SIZE], *b = NULL;
+	char why[256], *target;
+	enum fe_jnl_err e;
+	struct stat st;
+	uint64_t want, size;
+	ssize_t got, rest;
+	int fd, r;
+
+	flags &= FE_JNL_FOLLOW | FE_JNL_RAW;
+	fd = open_checked("journal", path, flags, O_RDONLY, &st, &target, msg,
+			  msg_size);
+	if (fd < 0)
+		return fd;
+	/* The header first: a file that is no journal costs 64 bytes. */
+	got = read_upto(fd, hdr, sizeof(hdr));
+	if (got < 0) {
+		r = (int)got;
+		goto out_read_error;
+	}
+	size = (uint64_t)st.st_size;
+	e = header_check(hdr, (size_t)got, why, sizeof(why));
+	if (!e && (flags & FE_JNL_RAW))
+		want = size > (uint64_t)got ? size : (uint64_t)got;
+	else if (!e)
+		e = sizes_check(hdr, &want, why, sizeof(why));
+	if (!e && !(flags & FE_JNL_RAW))
+		e = length_check(size, want, why, sizeof(why));
+	if (e)
+		goto out_refused;
+	if (want > SIZE_MAX / 2) {
+		r = -EFBIG;
+		goto out_read_error;
+	}
+	b = malloc(want ? (size_t)want : 1);
+	if (!b) {
+		r = -ENOMEM;
+		goto out_read_error;
+	}
+	memcpy(b, hdr, (size_t)got);
+	/* Never past what the header (or, raw, the size) claims: a file
+	 * growing meanwhile costs nothing. */
+	rest = read_upto(fd, b + got, (size_t)want - (size_t)got);
+	if (rest < 0) {
+		r = (int)rest;
+		goto out_read_error;
+	}
+	if (flags & FE_JNL_RAW) {
+		want = (uint64_t)got + (uint64_t)rest;
+	} else {
+		/* Shrunk since the fstat. */
+		e = length_check((uint64_t)got + (uint64_t)rest, want, why,
+				 sizeof(why));
+		if (!e)
+			e = fe_jnl_parse(b, (size_t)want, v, why, sizeof(why));
+		if (e)
+			goto out_refused;
+	}
+	close(fd);
+	free(target);
+	*buf = b;
+	*len = (size_t)want;
+	return 0;
+out_read_error:
+	refuse(msg, msg_size, "journal", path, target, "cannot read it: %s",
+	       fe_strerror(-r));
+	goto out_free;
+out_refused:
+	refuse_jnl(msg, msg_size, path, target, e, why);
+	r = -EBADMSG;
+out_free:
+	free(b);
+	free(target);
+	close(fd);
+	return r;
+}
+
+int fe_jnl_open_log(const char *path, char *msg, size_t msg_size)
+{
+	struct stat st;
+	char *target;
+
+	return open_checked("log", path, 0, O_WRONLY | O_APPEND | O_CREAT, &st,
+			    &target, msg, msg_size);
+}
+
+int fe_jnl_read_file(const char *path, unsigned char **buf, size_t *len)
+{
+	unsigned char *b;
+	struct stat st;
+	char *target;
+	ssize_t got;
+	int fd;
+
+	fd = open_checked("file", path, OPEN_ANY_OWNER, O_RDONLY, &st, &target,
+			  NULL, 0);
+	if (fd < 0)
+		return fd;
+	if ((uint64_t)st.st_size > SIZE_MAX / 2) {
+		close(fd);
+		return -EFBIG;
+	}
+	b = malloc((size_t)st.st_size + 1);
+	if (!b) {
+		close(fd);
+		return -ENOMEM;
+	}
+	got = read_upto(fd, b, (size_t)st.st_size);
+	close(fd);
+	if (got < 0) {
+		free(b);
+		return (int)got;
+	}
+	*buf = b;
+	*len = (size_t)got;
+	return 0;
 }
 
 /* Salvage's view of a damaged journal: the records present and the part

@@ -214,9 +214,55 @@ int fe_jnl_save_at(int dirfd, const char *name, int (*check)(void *ctx),
 		   int (*emit)(struct fe_jnl_w *w, int fd, void *ctx), void *ctx);
 
 /*
- * Read the whole file at path into a malloc'd buffer (*buf, *len).
- * Returns 0 or -errno (-EFBIG past SIZE_MAX/2).  -ENOENT is the caller's
- * to judge (a journal not written yet).
+ * The one way a journal (or the log beside it) is opened.  A file is
+ * refused before any byte of it is trusted or any memory is spent on it
+ * unless it is a regular file owned by the real uid: opened with
+ * O_NONBLOCK (a FIFO never blocks the open), O_NOFOLLOW (a symbolic link
+ * is never followed behind the user's back), O_NOCTTY and O_CLOEXEC,
+ * then fstat'd.  The header is read and checked first; only then is the
+ * rest read, and never more than the file_size the header claims: a file
+ * of another size is refused, the message giving both.
+ */
+/* FE_JNL_FOLLOW: path is one the user gave (-i, fsck, export -i): a
+ * symbolic link in it is resolved first (realpath) and every check
+ * applies to its target; without it a symbolic link is refused
+ * (DIR/journal is never one).  FE_JNL_RAW: for salvage, only the header's
+ * magic, version and size fields are checked, then the whole file is
+ * read, at most its size at open; *v is not filled. */
+#define FE_JNL_FOLLOW 0x1u
+#define FE_JNL_RAW    0x2u
+
+/*
+ * Read and check the journal at path (flags: FE_JNL_*).  Returns 0 with
+ * *buf (malloc'd, *len bytes) and *v filled by fe_jnl_parse(), or -errno
+ * with msg filled (always, NUL-terminated) as the one line every caller
+ * prints: "journal PATH: REASON", REASON e.g. "no such file", "a FIFO,
+ * not a regular file", "owned by uid 1, not by you (uid 1000)",
+ * "cannot read it: Permission denied" or the parse's refusal ("bad
+ * checksum: stored 0x..., computed 0x...").  -ENOENT: no such file (the
+ * caller's to judge: a journal not written yet); -EBADMSG: not a sound
+ * journal (damaged, truncated, another size than its header says);
+ * another -errno: not ours, not a regular file, or unreadable.
+ */
+int fe_jnl_load(const char *path, unsigned flags, unsigned char **buf,
+		size_t *len, struct fe_jnl_view *v, char *msg, size_t msg_size);
+
+/*
+ * Open path (DIR/log) for appending, created 0600 if missing, with the
+ * same refusals as fe_jnl_load() (never a symbolic link, a regular file
+ * owned by the real uid; a FIFO neither blocks nor is written).  Returns
+ * the fd, or -errno with msg filled ("log PATH: a FIFO, not a regular
+ * file").  -EINVAL: the file is there but is not a regular file of
+ * ours; another -errno: it could not be opened or made.
+ */
+int fe_jnl_open_log(const char *path, char *msg, size_t msg_size);
+
+/*
+ * Read the whole file at path into a malloc'd buffer (*buf, *len), for
+ * tools and tests that want the bytes as they are (damaged or another
+ * user's): a regular file only, never a symbolic link, at most its size
+ * at open.  Returns 0 or -errno (-EINVAL: not a regular file; -EFBIG
+ * past SIZE_MAX/2).  -ENOENT is the caller's to judge.
  */
 int fe_jnl_read_file(const char *path, unsigned char **buf, size_t *len);
 

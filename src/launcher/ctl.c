@@ -77,9 +77,8 @@ static int read_unsaved(const char *dir, struct fe_unsaved *u)
 /* status with no daemon: what the journal on disk holds. */
 static int status_offline(const char *dir)
 {
-	char *path = xasprintf("%s/journal", dir), why[256], t[64];
+	char *path = xasprintf("%s/journal", dir), msg[PATH_MAX + 512], t[64];
 	struct fe_jnl_view v;
-	enum fe_jnl_err e;
 	unsigned char *buf;
 	size_t len;
 	int r;
@@ -98,22 +97,15 @@ static int status_offline(const char *dir)
 			       FE_UNSAVED_NAME);
 		}
 	}
-	r = fe_jnl_read_file(path, &buf, &len);
+	r = fe_jnl_load(path, 0, &buf, &len, &v, msg, sizeof(msg));
 	if (r == -ENOENT) {
 		printf("journal:         none yet\n");
 		free(path);
 		return 0;
 	}
 	if (r < 0) {
-		fe_msg(-r, "cannot read %s", path);
-		free(path);
-		return 1;
-	}
-	e = fe_jnl_parse(buf, len, &v, why, sizeof(why));
-	if (e != FE_JNL_OK) {
-		fe_msg(0, "%s: %s: %s (see fakeenv fsck)", path,
-		       fe_jnl_errname(e), why);
-		free(buf);
+		fe_msg(0, "%s%s", msg,
+		       r == -EBADMSG ? " (see fakeenv fsck)" : "");
 		free(path);
 		return 1;
 	}

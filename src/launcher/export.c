@@ -144,7 +144,9 @@ static bool parse_time(const char *s, int64_t *out)
 static bool lock_held(const char *dir)
 {
 	char *path = xasprintf("%s/lock", dir);
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW), held = 0;
+	/* O_NONBLOCK: a FIFO there must not hang us in open. */
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+	int held = 0;
 
 	free(path);
 	if (fd < 0)
@@ -201,33 +203,27 @@ static void sync_state(const char *dir)
 	free(sock);
 }
 
-/* Read and check the journal at path; dies (125) with the usual refusal
- * when it cannot be read or is damaged. */
-static unsigned char *load(const char *path, struct fe_jnl_view *v)
+/* Read and check the journal at path (flags: FE_JNL_FOLLOW for -i FILE,
+ * 0 for DIR/journal); dies (125) with the usual refusal when it cannot be
+ * read or is damaged. */
+static unsigned char *load(const char *path, unsigned flags,
+			   struct fe_jnl_view *v)
 {
 	unsigned char *buf;
-	enum fe_jnl_err e;
-	char why[256];
+	char msg[PATH_MAX * 2 + 256];
 	size_t len;
 	int r;
 
-	r = fe_jnl_read_file(path, &buf, &len);
-	if (r < 0) {
-		fe_msg(-r, "journal %s", path);
+	r = fe_jnl_load(path, flags, &buf, &len, v, msg, sizeof(msg));
+	if (r == -ENOENT) {
+		fe_msg(ENOENT, "journal %s", path);
 		exit(FE_EXIT_FAIL);
 	}
-	e = fe_jnl_parse(buf, len, v, why, sizeof(why));
-	if (e != FE_JNL_OK) {
-		const char *name = fe_jnl_errname(e);
-		size_t n = strlen(name);
-		bool dup = !strncmp(why, name, n) && why[n] == ':';
-
-		/* Without the name twice when why begins with it. */
-		fe_msg(0,
-		       "journal %s: %s%s%s; refusing to export, the file is "
-		       "left as it is (see fakeenv fsck)",
-		       path, dup ? "" : name, dup ? "" : ": ", why);
-		free(buf);
+	if (r < 0) {
+		fe_msg(0, "%s%s", msg,
+		       r == -EBADMSG ? "; refusing to export, the file is left "
+				       "as it is (see fakeenv fsck)"
+				     : "");
 		exit(FE_EXIT_FAIL);
 	}
 	return buf;
@@ -802,7 +798,7 @@ int fe_export_main(int argc, char **argv)
 	} else {
 		jpath = xstrdup(o.load);
 	}
-	buf = load(jpath, &v);
+	buf = load(jpath, o.state ? 0 : FE_JNL_FOLLOW, &v);
 	map_build(&m, &v, jpath);
 	if (o.out) {
 		f = fopen(o.out, "w");

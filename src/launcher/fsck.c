@@ -8,6 +8,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -43,19 +44,6 @@ static int help(void)
 	      "  -h, --help  show this help and exit\n",
 	      stdout);
 	return 0;
-}
-
-/* "fakeenv: FILE: <errname>: <why>", without saying the name twice when
- * why already begins with it ("truncated: 4096 bytes, ..."). */
-static void refused(const char *file, enum fe_jnl_err err, const char *why)
-{
-	const char *name = fe_jnl_errname(err);
-	size_t n = strlen(name);
-
-	if (!strncmp(why, name, n) && why[n] == ':')
-		fe_msg(0, "%s: %s", file, why);
-	else
-		fe_msg(0, "%s: %s: %s", file, name, why);
 }
 
 static void report(const char *file, const struct fe_jnl_view *v)
@@ -115,24 +103,21 @@ static void report(const char *file, const struct fe_jnl_view *v)
 static int check(const char *file)
 {
 	struct fe_jnl_view v;
-	enum fe_jnl_err err;
 	unsigned char *buf;
-	char why[256];
+	char msg[PATH_MAX * 2 + 256];
 	size_t len;
 	int r;
 
-	r = fe_jnl_read_file(file, &buf, &len);
+	r = fe_jnl_load(file, FE_JNL_FOLLOW, &buf, &len, &v, msg, sizeof(msg));
 	if (r) {
-		fe_msg(-r, "%s", file);
-		return 2;
+		/* Damaged: 1; not checked at all (missing, not a regular
+		 * file of ours, unreadable): 2. */
+		fe_msg(0, "%s", msg);
+		return r == -EBADMSG ? 1 : 2;
 	}
-	err = fe_jnl_parse(buf, len, &v, why, sizeof(why));
-	if (err)
-		refused(file, err, why);
-	else
-		report(file, &v);
+	report(file, &v);
 	free(buf);
-	return err ? 1 : 0;
+	return 0;
 }
 
 /* fsync the directory of path, so that the new name lasts. */
@@ -158,13 +143,18 @@ static int salvage(const char *file, const char *out)
 	uint64_t kept, lost;
 	unsigned char *buf;
 	struct stat st;
-	char why[256], *tmp;
+	char why[PATH_MAX * 2 + 256], *tmp;
 	size_t len;
 	int fd, r, status = 2;
 
-	r = fe_jnl_read_file(file, &buf, &len);
+	r = fe_jnl_load(file, FE_JNL_FOLLOW | FE_JNL_RAW, &buf, &len, NULL, why,
+			sizeof(why));
+	if (r == -EBADMSG) {
+		fe_msg(0, "%s: nothing can be trusted", why);
+		return 1;
+	}
 	if (r) {
-		fe_msg(-r, "%s", file);
+		fe_msg(0, "%s", why);
 		return 2;
 	}
 	if (!lstat(out, &st)) {

@@ -69,7 +69,7 @@ check_cmd "-i D/F -s F: CMD not run" test ! -e ran
 must "dir" as_user mkdir isdir
 out=$(fe_opt -i isdir -s isdir -- touch ran 2>&1); rc=$?
 check_eq "F a directory: status" "$rc" 125
-check_match "F a directory: message" "$out" '^fakeenv: journal isdir: cannot read it: Is a directory$'
+check_match "F a directory: message" "$out" '^fakeenv: journal isdir: a directory, not a regular file$'
 check_cmd "F a directory: still one, empty" test -d isdir -a -z "$(ls -A isdir)"
 must "a journal" fe_opt -s good -- chown 1:1 x
 must "unreadable" as_user cp good unreadable

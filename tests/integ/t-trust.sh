@@ -39,8 +39,7 @@ sleep 2
 exit \$rc
 EOS
 chmod 0755 "$T/slow" "$T/slow/fakeenvd"
-printf 'not a journal at all' >bad.j
-chmod 0644 bad.j
+as_user sh -c "printf %s 'not a journal at all' >bad.j"
 as_user "$T/slow/fakeenv" -i bad.j -- true 2>err2; rc=$?
 check_eq "a refused journal, a slow daemon exit: 125" "$rc" 125
 check_match "... the refusal said" "$(cat err2)" 'journal bad.j: not a journal'

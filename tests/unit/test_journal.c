@@ -905,6 +905,134 @@ static void test_salvage(void)
 	free(b);
 }
 
+/* ---- Opening: fe_jnl_load() and fe_jnl_open_log() ---- */
+
+/* Write len bytes of b to dir/name. */
+static const char *put_file(const char *name, const void *b, size_t len)
+{
+	const char *path = file_in_dir(name);
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+
+	if (fd >= 0) {
+		if (write(fd, b, len) != (ssize_t)len)
+			perror("write");
+		close(fd);
+	}
+	return path;
+}
+
+/* fe_jnl_load() of path: its result, with msg. */
+static int load(const char *path, unsigned flags, char *msg, size_t size,
+		size_t *len)
+{
+	struct fe_jnl_view v;
+	unsigned char *b = NULL;
+	int r;
+
+	*len = 0;
+	msg[0] = '\0';
+	r = fe_jnl_load(path, flags, &b, len, &v, msg, size);
+	if (r == 0)
+		free(b);
+	return r;
+}
+
+static void test_load(void)
+{
+	struct jnl_set s = {.written = 1};
+	unsigned char *b, *c;
+	char msg[512], *p;
+	size_t len, got;
+	int fd;
+
+	b = build(&s, "lj", &len);
+	CHECK("load: a journal loads",
+	      b && load(file_in_dir("lj"), 0, msg, sizeof(msg), &got) == 0 &&
+		  got == len);
+	c = calloc(1, len + 1);
+	if (!b || !c)
+		return;
+	memcpy(c, b, len);
+	put_file("lj-long", c, len + 1);
+	CHECK("load: a byte more than the header says: both sizes said",
+	      load(file_in_dir("lj-long"), 0, msg, sizeof(msg), &got) ==
+		      -EBADMSG &&
+		  strstr(msg, "73 bytes, the header says 72"));
+	put_file("lj-short", c, len - 1);
+	CHECK("load: a byte less: truncated, both sizes said",
+	      load(file_in_dir("lj-short"), 0, msg, sizeof(msg), &got) ==
+		      -EBADMSG &&
+		  strstr(msg, "truncated: 71 bytes, the header says 72"));
+	CHECK("load: raw reads a cut journal as it is",
+	      load(file_in_dir("lj-short"), FE_JNL_RAW, msg, sizeof(msg),
+		   &got) == 0 &&
+		  got == len - 1);
+	c[0] ^= 1;
+	put_file("lj-magic", c, len);
+	CHECK("load: no magic: not a journal",
+	      load(file_in_dir("lj-magic"), 0, msg, sizeof(msg), &got) ==
+		      -EBADMSG &&
+		  strstr(msg, ": not a journal: "));
+	CHECK("load: raw, no magic: refused too",
+	      load(file_in_dir("lj-magic"), FE_JNL_RAW, msg, sizeof(msg),
+		   &got) == -EBADMSG);
+	CHECK("load: a missing file is -ENOENT, said",
+	      load(file_in_dir("none"), FE_JNL_FOLLOW, msg, sizeof(msg),
+		   &got) == -ENOENT &&
+		  strstr(msg, "none: no such file"));
+
+	p = file_in_dir("lj-link");
+	CHECK("load: a symbolic link is refused",
+	      symlink("lj", p) == 0 &&
+		  load(p, 0, msg, sizeof(msg), &got) == -EINVAL &&
+		  strstr(msg, "lj-link: a symbolic link, not followed"));
+	CHECK("load: FE_JNL_FOLLOW follows it and says so when refusing",
+	      load(p, FE_JNL_FOLLOW, msg, sizeof(msg), &got) == 0 &&
+		  got == len && unlink(p) == 0 && symlink("lj-magic", p) == 0 &&
+		  load(p, FE_JNL_FOLLOW, msg, sizeof(msg), &got) == -EBADMSG &&
+		  strstr(msg, "lj-link (a symbolic link to /") &&
+		  strstr(msg, "/lj-magic): not a journal"));
+	unlink(p);
+
+	p = file_in_dir("fifo");
+	CHECK("load: a FIFO is refused at once",
+	      mkfifo(p, 0600) == 0 &&
+		  load(p, FE_JNL_FOLLOW, msg, sizeof(msg), &got) == -EINVAL &&
+		  strstr(msg, "fifo: a FIFO, not a regular file"));
+	CHECK("open_log: a FIFO without a reader is refused at once",
+	      fe_jnl_open_log(p, msg, sizeof(msg)) == -EINVAL &&
+		  strstr(msg, "log ") && strstr(msg, "fifo: a FIFO, not a "));
+	unlink(p);
+	CHECK("load: a directory is refused",
+	      load(dir, 0, msg, sizeof(msg), &got) == -EINVAL &&
+		  strstr(msg, ": a directory, not a regular file"));
+	CHECK("load: /dev/zero is refused",
+	      load("/dev/zero", 0, msg, sizeof(msg), &got) == -EINVAL &&
+		  strstr(msg, "a character device, not a regular file"));
+
+	p = file_in_dir("log");
+	fd = fe_jnl_open_log(p, msg, sizeof(msg));
+	{
+		struct stat st;
+
+		CHECK("open_log: makes a 0600 file, appends",
+		      fd >= 0 && write(fd, "x", 1) == 1 && !fstat(fd, &st) &&
+			  (st.st_mode & 07777) == 0600 &&
+			  (fcntl(fd, F_GETFL) & (O_APPEND | O_NONBLOCK)) ==
+			      O_APPEND);
+	}
+	if (fd >= 0)
+		close(fd);
+	unlink(p);
+	for (const char *const *f =
+		 (const char *const[]){"lj", "lj-long", "lj-short", "lj-magic",
+				       NULL};
+	     *f; f++)
+		unlink(file_in_dir(*f));
+	free(c);
+	free(b);
+}
+
 int main(void)
 {
 	const char *tmp = getenv("TMPDIR");
@@ -923,6 +1051,7 @@ int main(void)
 	test_xattr_put();
 	test_save();
 	test_salvage();
+	test_load();
 	for (const char *const *f =
 		 (const char *const[]){"full", "big", "empty", "small", "keep",
 				       NULL};
