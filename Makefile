@@ -54,7 +54,7 @@ HELPERS  := $(patsubst tests/integ/helpers/%.c,$(BUILD)/tests/helpers/%,$(HELPER
 BENCHES  := $(patsubst bench/%.c,$(BUILD)/bench/%,$(BENCH_SRC)) \
 	    $(BUILD)/bench/empty.so
 
-.PHONY: all test unit integ asan valgrind bench bench-journal demo install uninstall clean check-exports \
+.PHONY: all test unit integ asan valgrind bench bench-journal demo install uninstall clean check-exports deb \
 	fuzz fuzz-cc
 
 all: $(SHIM) $(DAEMON) $(LAUNCHER) $(UNITS) $(HELPERS) $(BENCHES)
@@ -215,6 +215,16 @@ install: $(SHIM) $(DAEMON) $(LAUNCHER)
 	install -m 0755 $(DAEMON) $(DESTDIR)$(PREFIX)/libexec/fakeenv/fakeenvd
 	install -m 0644 $(SHIM) $(DESTDIR)$(PREFIX)/lib/fakeenv/libfakeenv.so
 	install -m 0644 man/fakeenv.1 $(DESTDIR)$(PREFIX)/share/man/man1/fakeenv.1
+
+# build/fakeenv_VERSION_ARCH.deb, from a `make install PREFIX=/usr` tree
+# staged in build/deb/root (scripts/mkdeb: no root, no fakeroot needed).
+DEB_STAGE = $(BUILD)/deb/root
+
+deb: $(SHIM) $(DAEMON) $(LAUNCHER)
+	rm -rf $(BUILD)/deb
+	$(MAKE) --no-print-directory BUILD=$(BUILD) install \
+		DESTDIR=$(abspath $(DEB_STAGE)) PREFIX=/usr
+	scripts/mkdeb $(DEB_STAGE) $(VERSION) $(BUILD)
 
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/fakeenv \

@@ -28,6 +28,22 @@
  * the shim needs it only to know when a new file needs no record. */
 #define FE_ENV_UNKNOWN_REAL "FAKEENV_UNKNOWN_IS_REAL"
 
+/* fakeroot's own: set for CMD to the daemon's socket path (the same as
+ * FAKEENV_SOCKET), so that scripts and tools that test it (debhelper, which
+ * then runs file(1) without its seccomp sandbox) know they run under a fake
+ * root.  Not read by the shim. */
+#define FE_ENV_FAKEROOTKEY "FAKEROOTKEY"
+
+/* What the shim's exec wrappers put back into a child's environment when
+ * it lacks them, X(NAME, FROM): NAME=value of the load-time FROM.  The
+ * value always comes from a FAKEENV_* variable, which is what the shim
+ * copies at load. */
+#define FE_ENV_RESTORED(X)                        \
+	X(FE_ENV_SOCKET, FE_ENV_SOCKET)            \
+	X(FE_ENV_LIB, FE_ENV_LIB)                  \
+	X(FE_ENV_UNKNOWN_REAL, FE_ENV_UNKNOWN_REAL) \
+	X(FE_ENV_FAKEROOTKEY, FE_ENV_SOCKET)
+
 /* The launcher's default for --state DIR: a persistent session.  Read by
  * the launcher (and by `fakeenv checkpoint` and `status`); set for CMD in
  * a --state session, where the shim waits a moment for a daemon being

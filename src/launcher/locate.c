@@ -89,3 +89,22 @@ char *fe_loc_need(const char *self, const char *name, const char *rel,
 	candidates(self, name, rel, cand);
 	die("cannot find %s (looked in %s, %s)", name, cand[0], cand[1]);
 }
+
+char *fe_loc_given(const char *opt, const char *path, int amode)
+{
+	struct stat st;
+	char *found;
+
+	if (stat(path, &st) < 0)
+		die_errno("%s %s", opt, path);
+	if (!S_ISREG(st.st_mode))
+		die("%s %s: not a regular file", opt, path);
+	if (access(path, amode) < 0)
+		die_errno("%s %s", opt, path);
+	/* Absolute, so that CMD finds it after a cd (LD_PRELOAD, and the
+	 * daemon restarted by a --state session). */
+	found = realpath(path, NULL);
+	if (!found)
+		die_errno("%s %s", opt, path);
+	return found;
+}

@@ -21,4 +21,9 @@ char *fe_loc_find(const char *self, const char *name, const char *rel,
 char *fe_loc_need(const char *self, const char *name, const char *rel,
 		  int amode);
 
+/* A file the user named on the command line (fakeroot's -l LIBRARY and
+ * --faked BINARY), checked as fe_loc_find() checks a candidate.  Returns
+ * its canonical absolute path (malloc'd), or dies with "OPT PATH: why". */
+char *fe_loc_given(const char *opt, const char *path, int amode);
+
 #endif

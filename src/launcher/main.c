@@ -35,7 +35,27 @@ struct opts {
 	bool state_set;           /* --state given (not $FAKEENV_STATE) */
 	char **cmd;               /* CMD and ARGS, NULL-terminated, never
 				     empty */
+	const char *lib;          /* -l LIBRARY, or NULL: the located shim */
+	const char *daemon;       /* --faked BINARY, or NULL: the located
+				     fakeenvd */
 };
+
+/* Called by the name fakeroot (an alternative for /usr/bin/fakeroot):
+ * the first argument is never one of our commands, and -v says what
+ * fakeroot's -v says, since scripts read it. */
+static bool as_fakeroot;
+
+/* Whether ARGV0's last component is "fakeroot" (as dpkg-buildpackage and
+ * debuild run it, or /usr/bin/fakeroot through /etc/alternatives). */
+static bool called_fakeroot(const char *argv0)
+{
+	const char *base = strrchr(argv0, '/');
+
+	return !strcmp(base ? base + 1 : argv0, "fakeroot");
+}
+
+/* The fakeroot release whose command line ours takes whole. */
+#define FAKEROOT_COMPAT "1.31"
 
 /* Long-only options take ids from here, above every short letter. */
 enum { OPT_LONG_ONLY = 256, OPT_STATE, OPT_INTERVAL, OPT_LINGER };
@@ -63,6 +83,13 @@ static const struct opt_def {
 	  "write the journal this often while it has changes" },
 	{ OPT_LINGER, "linger", required_argument, "SECONDS",
 	  "seconds a --state daemon stays after its last client" },
+	/* fakeroot's own options, for callers that know only fakeroot. */
+	{ 'l', "lib", required_argument, "LIBRARY",
+	  "preload LIBRARY, a libfakeenv.so, instead of ours" },
+	{ 'f', "faked", required_argument, "BINARY",
+	  "start BINARY (a fakeenvd) as the daemon" },
+	{ 'b', "fd-base", required_argument, "FD",
+	  "accepted for fakeroot and ignored (no TCP here)" },
 	{ 'h', "help", no_argument, NULL, "show this help and exit" },
 	{ 'v', "version", no_argument, NULL, "show the version and exit" },
 };
@@ -106,7 +133,8 @@ static void help(void)
 			printf("  %-24s %s\n", left, d->help);
 	}
 	printf("\nCommands (only as the first argument; `fakeenv -- status`\n"
-	       "runs a program called status):\n"
+	       "runs a program called status; called as fakeroot, the first\n"
+	       "argument is always CMD):\n"
 	       "  checkpoint   write the session's journal now\n"
 	       "  status       show the session's records, unsaved changes,\n"
 	       "               clients and last checkpoint\n"
@@ -182,11 +210,27 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 			o->sess.linger = seconds_arg("--linger", optarg);
 			o->linger_set = true;
 			break;
+		case 'l':
+			o->lib = optarg;
+			break;
+		case 'f':
+			o->daemon = optarg;
+			break;
+		case 'b':
+			/* fakeroot-tcp's lowest fd for its sockets; ours sits
+			 * high above the program's fds already. */
+			break;
 		case 'h':
 			help();
 			break;
 		case 'v':
-			printf("fakeenv %s\n", FE_VERSION);
+			/* "fakeroot version 1.31" first, as fakeroot prints
+			 * it: its third word is the version scripts take. */
+			if (as_fakeroot)
+				printf("fakeroot version " FAKEROOT_COMPAT
+				       " (fakeenv %s)\n", FE_VERSION);
+			else
+				printf("fakeenv %s\n", FE_VERSION);
 			exit(0);
 		case ':':
 			fe_msg(0, "option '%s' needs an argument",
@@ -396,12 +440,14 @@ int main(int argc, char **argv)
 	int r, err, status;
 
 	open_std_fds();
-	if (argc > 1 && (!strcmp(argv[1], "checkpoint") ||
-			 !strcmp(argv[1], "status")))
+	as_fakeroot = argc > 0 && called_fakeroot(argv[0]);
+	/* fakeroot's first non-option is always the command. */
+	if (!as_fakeroot && argc > 1 && (!strcmp(argv[1], "checkpoint") ||
+					 !strcmp(argv[1], "status")))
 		return fe_ctl_main(argc - 1, argv + 1);
-	if (argc > 1 && !strcmp(argv[1], "fsck"))
+	if (!as_fakeroot && argc > 1 && !strcmp(argv[1], "fsck"))
 		return fe_fsck_main(argc - 1, argv + 1);
-	if (argc > 1 && !strcmp(argv[1], "export"))
+	if (!as_fakeroot && argc > 1 && !strcmp(argv[1], "export"))
 		return fe_export_main(argc - 1, argv + 1);
 	parse_opts(argc, argv, &o);
 
@@ -415,6 +461,10 @@ int main(int argc, char **argv)
 			if (o.sess.save || o.sess.load || o.state_set)
 				fe_msg(0, "-s, -i and --state ignored: the "
 					  "outer session's state applies");
+			if (o.lib || o.daemon)
+				fe_msg(0, "-l and --faked ignored: the outer "
+					  "session's library and daemon "
+					  "apply");
 			fe_run_exec(o.cmd);
 		}
 		fe_msg(0, "no daemon at %s: starting a fresh session", outer);
@@ -426,8 +476,10 @@ int main(int argc, char **argv)
 	 * and the daemon behind our back. */
 	signal(SIGCHLD, SIG_DFL);
 
-	lib = fe_loc_need(self, LIB_NAME, LIB_REL, R_OK);
-	daemon = fe_loc_need(self, DAEMON_NAME, DAEMON_REL, X_OK);
+	lib = o.lib ? fe_loc_given("-l", o.lib, R_OK)
+		    : fe_loc_need(self, LIB_NAME, LIB_REL, R_OK);
+	daemon = o.daemon ? fe_loc_given("--faked", o.daemon, X_OK)
+			  : fe_loc_need(self, DAEMON_NAME, DAEMON_REL, X_OK);
 	fe_sess_start(&sess, daemon, &o.sess);
 	/* A --state daemon may have lost changes of other sessions. */
 	lost0 = o.sess.state ? lost_now(&sess) : 0;

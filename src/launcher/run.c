@@ -58,6 +58,7 @@ void fe_run_setenv(const char *sock, const char *lib, bool unknown_is_real)
 		    "with ':' or ' '",
 		    lib);
 	xsetenv(FE_ENV_SOCKET, sock);
+	xsetenv(FE_ENV_FAKEROOTKEY, sock);
 	xsetenv(FE_ENV_LIB, lib);
 	/* Appended, not prepended: a sanitizer runtime or another preload
 	 * the user chose must stay first. */

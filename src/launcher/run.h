@@ -15,7 +15,7 @@ struct fe_job {
 };
 
 /* The environment of CMD in a new session: FAKEENV_SOCKET=SOCK,
- * FAKEENV_LIB=LIB, LIB appended to LD_PRELOAD unless already there, and
+ * FAKEROOTKEY=SOCK, FAKEENV_LIB=LIB, LIB appended to LD_PRELOAD unless already there, and
  * no FAKEENV_UIDS/GIDS/GROUPS (the shim's default is root);
  * FAKEENV_UNKNOWN_IS_REAL=1 with -u.  Dies when LIB
  * cannot be put in LD_PRELOAD. */

@@ -23,10 +23,14 @@
 
 #define PRELOAD "LD_PRELOAD"
 
-/* Put back from the load-time copy when the child's envp lacks them. */
-static const char *const restored[] = { FE_ENV_SOCKET, FE_ENV_LIB,
-					FE_ENV_UNKNOWN_REAL };
-#define N_RESTORED 3
+/* Put back from the load-time copy when the child's envp lacks them:
+ * restored[i] gets the load-time value of restored_from[i]. */
+#define NAME_OF(name, from) name,
+#define FROM_OF(name, from) from,
+#define COUNT_ONE(name, from) +1
+static const char *const restored[] = { FE_ENV_RESTORED(NAME_OF) };
+static const char *const restored_from[] = { FE_ENV_RESTORED(FROM_OF) };
+#define N_RESTORED (0 FE_ENV_RESTORED(COUNT_ONE))
 
 /* Always replaced by the current fake ids (fe_cred_format() order). */
 static const char *const ids[] = { FE_ENV_UIDS, FE_ENV_GIDS, FE_ENV_GROUPS };
@@ -170,7 +174,9 @@ static int call_freeing(const struct call *c, char **env, void *mem,
  * Call c in the session: envp (NULL reads as empty, as the kernel reads
  * it) with LD_PRELOAD naming our library (the value ld.so would use, the
  * last one, with the library appended, in place of every LD_PRELOAD
- * entry; the load-time list when there is none), FAKEENV_SOCKET, _LIB and _UNKNOWN_IS_REAL put back when absent,
+ * entry; the load-time list when there is none), the FE_ENV_RESTORED
+ * variables (FAKEENV_SOCKET, _LIB, _UNKNOWN_IS_REAL, FAKEROOTKEY) put back
+ * when absent,
  * and the FAKEENV_ ids replaced by the current ones.  Everything else
  * keeps its order.  An envp that has all this already (one entry of each
  * id, with the current value) is passed as it is.  May run in a vfork
@@ -198,7 +204,7 @@ static int call_repaired(const struct call *c, char *const envp[])
 	bool pre_done = false;
 
 	for (int i = 0; i < N_RESTORED; i++)
-		value[i] = fe_env_initial(restored[i]);
+		value[i] = fe_env_initial(restored_from[i]);
 	for (char *const *e = envp; e && *e; e++, n++) {
 		if (is_var(*e, PRELOAD, plen))
 			pre = *e + plen + 1;
