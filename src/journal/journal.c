@@ -719,28 +719,15 @@ static int sync_dir(const char *path)
 	return r;
 }
 
-/*
- * As rdbSave: the temporary file is complete and on disk before it takes
- * the name, so a crash leaves either journal whole.  The one failure that
- * comes after the rename is the directory's fsync: path then already holds
- * the new journal, which may not survive a crash, and -errno says so.
- */
-int fe_jnl_save(const char *path,
-		int (*emit)(struct fe_jnl_w *w, int fd, void *ctx), void *ctx)
+/* emit() into the temporary file fd, then fsync and close it: 0 or
+ * -errno.  Both saves' one way to write. */
+static int write_all(int fd, int (*emit)(struct fe_jnl_w *w, int fd, void *ctx),
+		     void *ctx)
 {
 	/* err stays -EINVAL unless emit() begins the writer it is given. */
 	struct fe_jnl_w w = {.fd = -1, .err = -EINVAL};
-	char *tmp;
-	int fd, r;
+	int r = emit(&w, fd, ctx);
 
-	if (asprintf(&tmp, "%s.tmp.XXXXXX", path) < 0)
-		return -ENOMEM;
-	fd = mkostemp(tmp, O_CLOEXEC);
-	if (fd < 0) {
-		r = -errno;
-		goto out_free;
-	}
-	r = emit(&w, fd, ctx);
 	if (w.buf) { /* emit() never ended the writer */
 		free(w.buf);
 		if (!r)
@@ -753,6 +740,29 @@ int fe_jnl_save(const char *path,
 	/* Linux closes the fd even when close() says EINTR. */
 	if (close(fd) && errno != EINTR && !r)
 		r = -errno;
+	return r;
+}
+
+/*
+ * As rdbSave: the temporary file is complete and on disk before it takes
+ * the name, so a crash leaves either journal whole.  The one failure that
+ * comes after the rename is the directory's fsync: path then already holds
+ * the new journal, which may not survive a crash, and -errno says so.
+ */
+int fe_jnl_save(const char *path,
+		int (*emit)(struct fe_jnl_w *w, int fd, void *ctx), void *ctx)
+{
+	char *tmp;
+	int fd, r;
+
+	if (asprintf(&tmp, "%s.tmp.XXXXXX", path) < 0)
+		return -ENOMEM;
+	fd = mkostemp(tmp, O_CLOEXEC);
+	if (fd < 0) {
+		r = -errno;
+		goto out_free;
+	}
+	r = write_all(fd, emit, ctx);
 	if (!r && rename(tmp, path))
 		r = -errno;
 	if (r) {
@@ -794,7 +804,6 @@ int fe_jnl_save_at(int dirfd, const char *name, int (*check)(void *ctx),
 		   void *check_ctx,
 		   int (*emit)(struct fe_jnl_w *w, int fd, void *ctx), void *ctx)
 {
-	struct fe_jnl_w w = {.fd = -1, .err = -EINVAL};
 	char tmp[512];
 	int fd, r;
 
@@ -804,18 +813,7 @@ int fe_jnl_save_at(int dirfd, const char *name, int (*check)(void *ctx),
 	fd = tmp_at(dirfd, name, tmp, sizeof(tmp));
 	if (fd < 0)
 		return fd;
-	r = emit(&w, fd, ctx);
-	if (w.buf) { /* emit() never ended the writer */
-		free(w.buf);
-		if (!r)
-			r = -EINVAL;
-	}
-	if (!r)
-		r = w.err;
-	if (!r && fsync(fd))
-		r = -errno;
-	if (close(fd) && errno != EINTR && !r)
-		r = -errno;
+	r = write_all(fd, emit, ctx);
 	/* The last look before the name changes: the rename itself stays
 	 * in dirfd, so a directory made since at the same path never gets
 	 * the journal, whatever happens between the two. */
