@@ -550,7 +550,7 @@ static size_t entry_get(const struct fe_arena *a, uint32_t off,
 {
 	const char *p = fe_arena_str(a, off);
 	size_t n;
-	uint32_t bl;
+	uint32_t bl = 0;
 
 	*plen = 0;
 	*blk = NULL;
@@ -568,7 +568,7 @@ static size_t entry_get(const struct fe_arena *a, uint32_t off,
 		*blen = bl;
 	}
 	*plen = n;
-	return n + (*blk ? sizeof(bl) + bl : 0);
+	return n + (*blk ? sizeof(bl) + *blen : 0);
 }
 
 /* Bytes of the arena entry at off of a slot with these flags, 0: none
