@@ -56,6 +56,11 @@ check_eq "natively big ids shows the real uid" \
 	"$(as_user "$B" ids | cut -d' ' -f1)" "$TUID"
 for v in FAKEENV_PAD LD_PRELOAD; do
 	for size in 8100 8140 20000; do
+		if [ "$v" = LD_PRELOAD ] && [ -n "$SAN_PRE" ]; then
+			skip "a child whose environment starts with $v of $size bytes stays in the session" \
+				"the sanitizer runtime must come first in LD_PRELOAD"
+			continue
+		fi
 		check_eq "a child whose environment starts with $v of $size bytes stays in the session" \
 			"$(fe "$B" envfirst $v $size "$B" ids 2>&1 | cut -d' ' -f1-2)" "0 0"
 	done

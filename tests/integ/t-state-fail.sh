@@ -56,7 +56,7 @@ EOS
 	check_cmd "full disk: it left DIR/unsaved" test -f "$S/unsaved"
 	out=$(as_user "$FE" status --state "$S" 2>&1)
 	check_match "full disk: the offline status says changes were lost" "$out" \
-		"not written: +.*could not be written to $S/journal by the daemon that left at .*: they are lost"
+		"not written: +.*could not be written to $S/journal( \\([^)]*\\))? by the daemon that left at .*: they are lost"
 	out=$(as_user "$FE" checkpoint --state "$S" 2>&1); rc=$?
 	check_ne "full disk: checkpoint afterwards fails" "$rc" 0
 	if [[ $out == *"already on disk"* ]]; then
@@ -70,7 +70,7 @@ EOS
 	out=$(fe_opt --state "$S" --linger 0 -- true 2>&1); rc=$?
 	check_eq "next launcher: exits 125" "$rc" 125
 	check_match "next launcher: says the changes are lost" "$out" \
-		"could not be written to $S/journal by the daemon that left at .*: they are lost"
+		"could not be written to $S/journal( \\([^)]*\\))? by the daemon that left at .*: they are lost"
 	check_no "next launcher: its save removed DIR/unsaved" test -e "$S/unsaved"
 	wait_until 30 daemons_gone
 	out=$(fe_opt --state "$S" --linger 0 -- true 2>&1); rc=$?

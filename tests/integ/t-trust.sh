@@ -90,10 +90,10 @@ fake=$!
 wait_until 10 grep -qx ready fake.out || bail "the fake daemon did not start: $(cat fake.out)"
 S=$W/pub/evil/sock
 
-out=$(as_user env FAKEENV_SOCKET="$S" LD_PRELOAD="$LIB" stat -c %u:%g:%a f 2>err1)
+out=$(as_user env FAKEENV_SOCKET="$S" LD_PRELOAD="${SAN_PRE:+$SAN_PRE:}$LIB" stat -c %u:%g:%a f 2>err1)
 check_eq "a shim pointed at uid 1's daemon: no faked owner" "$out" "0:0:$(stat -c %a f)"
 check_match "... and it says why" "$(cat err1)" "refused: the daemon at $S runs as uid 1, not as this process \\(uid $TUID\\)"
-out=$(as_user env FAKEENV_SOCKET="$S" LD_PRELOAD="$LIB" chown 7:7 f 2>&1); rc=$?
+out=$(as_user env FAKEENV_SOCKET="$S" LD_PRELOAD="${SAN_PRE:+$SAN_PRE:}$LIB" chown 7:7 f 2>&1); rc=$?
 check_ne "... a chown there fails" "$rc" 0
 
 out=$(as_user "$FE" status --state pub/evil 2>&1); rc=$?
@@ -113,7 +113,7 @@ kill "$fake"; wait "$fake" 2>/dev/null
 fe sh -c 'echo "$FAKEENV_SOCKET" >sock2; while [ ! -e done2 ]; do sleep 0.05; done' 2>/dev/null &
 p=$!
 wait_until 10 test -s sock2
-env FAKEENV_SOCKET="$(cat sock2)" LD_PRELOAD="$LIB" stat -c %u f >/dev/null 2>err3
+env FAKEENV_SOCKET="$(cat sock2)" LD_PRELOAD="${SAN_PRE:+$SAN_PRE:}$LIB" stat -c %u f >/dev/null 2>err3
 check_match "root in the user's session: told it was refused" "$(cat err3)" "refused: the daemon at $(cat sock2) runs as uid $TUID, not as this process \(uid 0\)"
 touch done2
 wait $p
