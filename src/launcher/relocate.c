@@ -294,10 +294,10 @@ static int relocate(const char *old, const char *new, const char *state,
 		goto out;
 	}
 	if (lstat(new, &st) < 0)
-		fe_msg(errno,
-		       "state relocate: %s (the next load drops the records "
-		       "it does not find there)",
-		       new);
+		fe_msg(0,
+		       "state relocate: %s: %s; the next load drops the "
+		       "records it does not find there",
+		       new, strerror(errno));
 	if (state) {
 		r = fe_jnl_save_at(dfd, "journal", NULL, NULL, emit, &c);
 	} else {
