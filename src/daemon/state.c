@@ -148,10 +148,10 @@ static void *locate_range(void *arg)
 		}
 		fe_jnl_rec_place(&jr, j->dm, at, name, &p);
 		*o = (struct located){
-			.dev = fe_jnl_fate_kept(p.fate) ? p.dev : LOCATE_GONE,
-			.ino = p.ino,
-			.btag = p.btag,
-			.moved = p.fate == FE_JNL_MOVED,
+		    .dev = fe_jnl_fate_kept(p.fate) ? p.dev : LOCATE_GONE,
+		    .ino = p.ino,
+		    .btag = p.btag,
+		    .moved = p.fate == FE_JNL_MOVED,
 		};
 	}
 	if (dfd >= 0)

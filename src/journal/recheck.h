@@ -140,7 +140,7 @@ static inline bool fe_jnl_fate_kept(enum fe_jnl_fate f)
 /* Where a record goes, and what was seen at its path to decide it. */
 struct fe_jnl_place {
 	enum fe_jnl_fate fate;
-	uint64_t dev;		 /* the key it belongs under now (kept) */
+	uint64_t dev; /* the key it belongs under now (kept) */
 	uint64_t ino;
 	uint32_t btag;		 /* the birth-time tag it applies to, 0: none */
 	bool looked;		 /* its path was statted ... */

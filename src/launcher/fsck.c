@@ -266,7 +266,8 @@ int fe_fsck_main(int argc, char **argv)
 	if (against) {
 		if (salv || out)
 			return usage("--against-fs and --salvage do not go "
-				     "together", NULL);
+				     "together",
+				     NULL);
 		if (state && file)
 			return usage("--state and FILE do not go together",
 				     NULL);
@@ -276,7 +277,8 @@ int fe_fsck_main(int argc, char **argv)
 			return usage("--state: empty directory name", NULL);
 		if (!state && !file)
 			return usage("which journal?  Give --state DIR or "
-				     "FILE, or set ", FE_ENV_STATE);
+				     "FILE, or set ",
+				     FE_ENV_STATE);
 		status = fe_fsck_against_fs(state, file);
 		goto out;
 	}

@@ -83,9 +83,9 @@ static void say(const struct fe_jnl_rec *r, const struct fe_jnl_place *p,
 		break;
 	case FE_JNL_GONE:
 		printf("gone: %s; %s\n",
-		       r->path_len && r->path[0] == '/' ?
-			       "nothing at its path" :
-			       "no path to find its file by",
+		       r->path_len && r->path[0] == '/'
+			   ? "nothing at its path"
+			   : "no path to find its file by",
 		       then(keyed));
 		break;
 	case FE_JNL_REPLACED:
@@ -95,8 +95,8 @@ static void say(const struct fe_jnl_rec *r, const struct fe_jnl_place *p,
 			       "time; %s\n",
 			       (ull)s->ino,
 			       keyed ? "the session drops the record when "
-				       "it meets that file" :
-				       "the load drops it");
+				       "it meets that file"
+				     : "the load drops it");
 		else
 			printf("replaced: another file at its path (st_dev "
 			       "%u:%u inode %llu, the record's is inode "
@@ -107,8 +107,7 @@ static void say(const struct fe_jnl_rec *r, const struct fe_jnl_place *p,
 	case FE_JNL_RETYPED:
 		printf("type changed: %s at its path, the record is of %s; "
 		       "%s\n",
-		       type_name(s->mode), type_name(r->mode),
-		       then(keyed));
+		       type_name(s->mode), type_name(r->mode), then(keyed));
 		break;
 	case FE_JNL_BADDEV:
 		printf("bad device number: a faked st_rdev of %#llx, which no "
@@ -120,7 +119,7 @@ static void say(const struct fe_jnl_rec *r, const struct fe_jnl_place *p,
 
 int fe_fsck_against_fs(const char *state, const char *file)
 {
-	ull n[FE_JNL_BADDEV + 1] = { 0 }, orphans = 0, unchecked = 0;
+	ull n[FE_JNL_BADDEV + 1] = {0}, orphans = 0, unchecked = 0;
 	char msg[PATH_MAX * 2 + 256], *jpath;
 	struct fe_jnl_devmaps dm;
 	struct fe_jnl_view v;
@@ -132,9 +131,10 @@ int fe_fsck_against_fs(const char *state, const char *file)
 		int lock = fe_state_lock(state, false);
 
 		if (lock == -EWOULDBLOCK)
-			fe_msg(0, "fsck: a daemon runs on %s: its journal may "
-				  "be older than what it holds (fakeenv "
-				  "checkpoint --state %s writes it)",
+			fe_msg(0,
+			       "fsck: a daemon runs on %s: its journal may "
+			       "be older than what it holds (fakeenv "
+			       "checkpoint --state %s writes it)",
 			       state, state);
 		else if (lock >= 0)
 			close(lock);
@@ -187,7 +187,7 @@ int fe_fsck_against_fs(const char *state, const char *file)
 	free(buf);
 	free(jpath);
 	return n[FE_JNL_GONE] || n[FE_JNL_REPLACED] || n[FE_JNL_RETYPED] ||
-			       n[FE_JNL_BADDEV] ?
-		       1 :
-		       0;
+		       n[FE_JNL_BADDEV]
+		   ? 1
+		   : 0;
 }

@@ -111,7 +111,7 @@ int fe_state_lock(const char *dir, bool create)
 	 * a FIFO put there cannot hang us. */
 	int fd = open(path,
 		      O_RDWR | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK |
-			      (create ? O_CREAT : 0),
+			  (create ? O_CREAT : 0),
 		      0600);
 	int r;
 
@@ -235,7 +235,7 @@ static int emit(struct fe_jnl_w *w, int fd, void *ctx)
 static int relocate(const char *old, const char *new, const char *state,
 		    const char *file)
 {
-	struct reloc c = { 0 };
+	struct reloc c = {0};
 	struct fe_jnl_view v;
 	unsigned char *buf;
 	char msg[PATH_MAX * 2 + 256], *jpath, *real = NULL;
@@ -327,7 +327,7 @@ out:
 
 int fe_relocate_main(int argc, char **argv)
 {
-	const char *pos[3] = { NULL, NULL, NULL }, *state = NULL;
+	const char *pos[3] = {NULL, NULL, NULL}, *state = NULL;
 	char *old, *new;
 	size_t npos = 0;
 	bool dashdash = false;
@@ -337,8 +337,8 @@ int fe_relocate_main(int argc, char **argv)
 		if (argc >= 2 &&
 		    (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")))
 			return help();
-		return usage(argc < 2 ? "which command?  (relocate)" :
-					"unknown command ",
+		return usage(argc < 2 ? "which command?  (relocate)"
+				      : "unknown command ",
 			     argc < 2 ? NULL : argv[1]);
 	}
 	for (i = 2; i < argc; i++) {

@@ -167,8 +167,9 @@ static void test_devmap(void)
  * fsck's look at what it keeps without one, on a real file. */
 static void test_place(void)
 {
-	char path[] = "/tmp/fe-place-XXXXXX", other[] = "/tmp/fe-place-o-XXXXXX";
-	struct fe_jnl_devmaps m = { 0 };
+	char path[] = "/tmp/fe-place-XXXXXX",
+	     other[] = "/tmp/fe-place-o-XXXXXX";
+	struct fe_jnl_devmaps m = {0};
 	struct fe_jnl_place p;
 	struct fe_jnl_seen s, so;
 	struct fe_jnl_rec r;
@@ -176,15 +177,18 @@ static void test_place(void)
 	bool keyed;
 
 	CHECK("place: temp files", fd >= 0 && fo >= 0 &&
-					   fe_jnl_see(AT_FDCWD, path, &s) &&
-					   fe_jnl_see(AT_FDCWD, other, &so));
-	r = (struct fe_jnl_rec){.dev = s.dev, .ino = s.ino,
-				.mode = S_IFREG | 0644, .btag = 0,
-				.path = path, .path_len = strlen(path)};
+				       fe_jnl_see(AT_FDCWD, path, &s) &&
+				       fe_jnl_see(AT_FDCWD, other, &so));
+	r = (struct fe_jnl_rec){.dev = s.dev,
+				.ino = s.ino,
+				.mode = S_IFREG | 0644,
+				.btag = 0,
+				.path = path,
+				.path_len = strlen(path)};
 	fe_jnl_rec_place(&r, &m, AT_FDCWD, r.path, &p);
 	CHECK("place: no birth time, the file at its path: kept",
 	      p.fate == FE_JNL_KEPT && p.looked && p.dev == s.dev &&
-		      p.ino == s.ino && p.btag == s.btag);
+		  p.ino == s.ino && p.btag == s.btag);
 	r.ino = so.ino + 1000000;
 	fe_jnl_rec_place(&r, &m, AT_FDCWD, r.path, &p);
 	CHECK("place: no birth time, another inode: replaced",
@@ -201,15 +205,18 @@ static void test_place(void)
 	r.flags = FE_JNL_DEV_SET;
 	r.rdev = 1ull << 40;
 	fe_jnl_rec_place(&r, &m, AT_FDCWD, r.path, &p);
-	CHECK("place: a device number past 32 bits: bad", p.fate == FE_JNL_BADDEV);
-	r = (struct fe_jnl_rec){.dev = s.dev, .ino = s.ino,
-				.mode = S_IFREG | 0644, .btag = 77,
+	CHECK("place: a device number past 32 bits: bad",
+	      p.fate == FE_JNL_BADDEV);
+	r = (struct fe_jnl_rec){.dev = s.dev,
+				.ino = s.ino,
+				.mode = S_IFREG | 0644,
+				.btag = 77,
 				.path = "/nonexistent/fe-place",
 				.path_len = strlen("/nonexistent/fe-place")};
 	fe_jnl_rec_place(&r, &m, AT_FDCWD, r.path, &p);
 	CHECK("place: a birth time: kept by its key, no look",
 	      p.fate == FE_JNL_KEPT && !p.looked && p.dev == s.dev &&
-		      p.btag == 77);
+		  p.btag == 77);
 	fe_jnl_rec_check(&r, &m, &p, &keyed);
 	CHECK("check: kept by its key, nothing at its path: gone",
 	      p.fate == FE_JNL_GONE && keyed);
