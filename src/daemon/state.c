@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
@@ -63,15 +64,6 @@ static uint32_t rec_flags(uint32_t jnl)
 
 /* ---- loading ---- */
 
-/* Whether the file at r->path is still r's inode; *dev and *ino get its
- * key now (a changed st_dev re-keys), *btag its birth-time tag.  The rule
- * lives in src/journal/recheck.c, shared with `fakeenv export`. */
-static bool still_there(const struct fe_jnl_rec *r, uint64_t *dev,
-			uint64_t *ino, uint32_t *btag)
-{
-	return fe_jnl_rec_locate(r, dev, ino, btag);
-}
-
 /* Where each record's file is now.  A record with a birth time is keyed
  * without I/O (recheck.h); one without is checked by its path, the slow
  * part of such a load (a statx per record), spread over the CPUs. */
@@ -83,6 +75,7 @@ struct located {
 	uint64_t dev;
 	uint64_t ino;
 	uint32_t btag;
+	bool moved; /* relocated (recheck.h: FE_JNL_MOVED) */
 };
 
 struct locate_job {
@@ -106,7 +99,8 @@ static size_t base_of(const char *path, size_t len)
  * opened once and its names statted from there: a statx by absolute path
  * walks every component, and the walk is most of a load (the kernel's
  * dentry lookups in perf).  A directory that cannot be opened falls back
- * to the absolute path.
+ * to the absolute path.  The rule itself is fe_jnl_rec_place()
+ * (src/journal/recheck.c), shared with `fakeenv export` and fsck.
  */
 static void *locate_range(void *arg)
 {
@@ -118,30 +112,19 @@ static void *locate_range(void *arg)
 	for (uint64_t k = j->from; k < j->to; k++) {
 		uint64_t i = j->order[k];
 		struct located *o = &j->out[i];
+		struct fe_jnl_place p;
 		struct fe_jnl_rec jr;
+		int at = AT_FDCWD;
+		const char *name;
 		size_t b;
-		bool ok;
 
 		fe_jnl_get(j->v, i, &jr);
-		/* A device number no Linux mknod can make: not ours. */
-		if (jr.rdev > FE_DEV_MAX) {
-			o->dev = LOCATE_GONE;
-			continue;
-		}
-		o->btag = jr.btag;
-		if (jr.btag) {
-			fe_jnl_rec_key(&jr, j->dm, &o->dev, &o->ino);
-			continue;
-		}
-		if (!jr.path_len || jr.path[0] != '/') {
-			o->dev = LOCATE_GONE;
-			continue;
-		}
+		name = jr.path;
 		b = base_of(jr.path, jr.path_len);
-		if (b < 2 || b == jr.path_len) {
-			/* A file in / (or a path ending in '/'): as is. */
-			ok = still_there(&jr, &o->dev, &o->ino, &o->btag);
-		} else {
+		/* A file in / (or a path ending in '/'), or a record whose
+		 * rule needs no look at its path: as is. */
+		if (b >= 2 && b < jr.path_len && jr.path[0] == '/' &&
+		    (!jr.btag || jr.dev == FE_JNL_DEV_BYPATH)) {
 			if (!dir || dir_len != b - 1 ||
 			    memcmp(dir, jr.path, b - 1)) {
 				char buf[FE_PATH_MAX];
@@ -158,14 +141,18 @@ static void *locate_range(void *arg)
 								O_CLOEXEC);
 				}
 			}
-			ok = dfd >= 0 ? fe_jnl_rec_locate_at(dfd, jr.path + b,
-							     &jr, &o->dev,
-							     &o->ino, &o->btag) :
-					still_there(&jr, &o->dev, &o->ino,
-						    &o->btag);
+			if (dfd >= 0) {
+				at = dfd;
+				name = jr.path + b;
+			}
 		}
-		if (!ok)
-			o->dev = LOCATE_GONE;
+		fe_jnl_rec_place(&jr, j->dm, at, name, &p);
+		*o = (struct located){
+		    .dev = fe_jnl_fate_kept(p.fate) ? p.dev : LOCATE_GONE,
+		    .ino = p.ino,
+		    .btag = p.btag,
+		    .moved = p.fate == FE_JNL_MOVED,
+		};
 	}
 	if (dfd >= 0)
 		close(dfd);
@@ -290,6 +277,16 @@ int fe_state_load(struct fe_srv *s, const char *path,
 	return fe_state_load_flags(s, path, 0, st);
 }
 
+/* ", N relocated (found at their new paths), " when n, else "". */
+static const char *moved_note(uint64_t n, char *buf, size_t size)
+{
+	if (!n)
+		return "";
+	snprintf(buf, size, "%llu relocated (found at their new paths), ",
+		 (unsigned long long)n);
+	return buf;
+}
+
 int fe_state_load_flags(struct fe_srv *s, const char *path, unsigned flags,
 			struct fe_load_stats *st)
 {
@@ -297,7 +294,7 @@ int fe_state_load_flags(struct fe_srv *s, const char *path, unsigned flags,
 	struct fe_jnl_view v;
 	unsigned char *buf;
 	size_t len;
-	char msg[768];
+	char msg[768], note[64];
 	int r;
 
 	memset(st, 0, sizeof(*st));
@@ -379,6 +376,7 @@ int fe_state_load_flags(struct fe_srv *s, const char *path, unsigned flags,
 		}
 		if (dev != jr.dev || ino != jr.ino)
 			st->rekeyed++;
+		st->moved += where[i].moved;
 		if (rec.flags & FE_REC_ORPHAN)
 			s->orphans++;
 	}
@@ -386,10 +384,12 @@ int fe_state_load_flags(struct fe_srv *s, const char *path, unsigned flags,
 	free(buf);
 	if (st->dropped || st->rekeyed)
 		fe_log("journal %s: %llu records: %llu kept, %llu re-keyed "
-		       "(st_dev changed), %llu dropped (file gone or replaced)",
+		       "(st_dev changed), %s%llu dropped (file gone or "
+		       "replaced)",
 		       path, (unsigned long long)st->loaded,
 		       (unsigned long long)(st->loaded - st->dropped),
-		       (unsigned long long)st->rekeyed,
+		       (unsigned long long)(st->rekeyed - st->moved),
+		       moved_note(st->moved, note, sizeof(note)),
 		       (unsigned long long)st->dropped);
 	return 0;
 }

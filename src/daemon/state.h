@@ -21,7 +21,9 @@
 /* What a load did. */
 struct fe_load_stats {
 	uint64_t loaded;  /* records in the journal */
-	uint64_t rekeyed; /* kept under a new (dev, ino): st_dev changed */
+	uint64_t rekeyed; /* kept under a new (dev, ino): st_dev changed,
+			     or relocated */
+	uint64_t moved;	  /* of those, relocated (found by their path) */
 	uint64_t dropped; /* gone, replaced, or with no path to check */
 	uint64_t bytes;   /* size of the journal */
 };

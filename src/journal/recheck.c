@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 
@@ -21,21 +22,40 @@ bool fe_jnl_type_ok(uint32_t jmode, uint32_t jflags, uint32_t real_mode)
 	return got == want;
 }
 
-bool fe_jnl_rec_seen(const struct fe_jnl_rec *r, const struct fe_jnl_seen *s,
-		     uint64_t *dev, uint64_t *ino)
+/*
+ * How the file s at r's path compares with r.  by_key: r keeps its
+ * inode number on st_dev key_dev whatever its path says (a record with a
+ * birth time), so another file there is another file; else the path
+ * finds r's file (a record without one), and another st_dev there is
+ * r's filesystem renumbered.
+ */
+static enum fe_jnl_fate compare(const struct fe_jnl_rec *r,
+				const struct fe_jnl_seen *s, bool by_key,
+				uint64_t key_dev)
 {
 	if (!fe_jnl_type_ok(r->mode, r->flags, s->mode))
-		return false;
-	*dev = s->dev;
-	*ino = s->ino;
-	if (s->dev != r->dev)
-		return true; /* another filesystem: inode numbers differ */
-	if (s->ino != r->ino)
-		return false;
+		return FE_JNL_RETYPED;
+	if (!by_key && r->dev == FE_JNL_DEV_BYPATH)
+		return FE_JNL_MOVED;
+	if (!by_key && s->dev != r->dev)
+		return FE_JNL_REKEYED; /* another filesystem: inode numbers
+					  differ */
+	if (s->dev != key_dev || s->ino != r->ino)
+		return FE_JNL_REPLACED;
 	/* The birth time tells a reused inode number from the same file,
 	 * where both the journal and the filesystem know it. */
 	if (r->btag && s->btag && s->btag != r->btag)
+		return FE_JNL_REPLACED;
+	return key_dev != r->dev ? FE_JNL_REKEYED : FE_JNL_KEPT;
+}
+
+bool fe_jnl_rec_seen(const struct fe_jnl_rec *r, const struct fe_jnl_seen *s,
+		     uint64_t *dev, uint64_t *ino)
+{
+	if (!fe_jnl_fate_kept(compare(r, s, false, r->dev)))
 		return false;
+	*dev = s->dev;
+	*ino = s->ino;
 	return true;
 }
 
@@ -187,4 +207,54 @@ bool fe_jnl_rec_locate_at(int dirfd, const char *name,
 		return false;
 	*btag = s.btag;
 	return fe_jnl_rec_seen(r, &s, dev, ino);
+}
+
+void fe_jnl_rec_place(const struct fe_jnl_rec *r,
+		      const struct fe_jnl_devmaps *m, int dirfd,
+		      const char *name, struct fe_jnl_place *p)
+{
+	memset(p, 0, sizeof(*p));
+	/* A device number no Linux mknod can make: not ours. */
+	if (r->rdev > FE_DEV_MAX) {
+		p->fate = FE_JNL_BADDEV;
+		return;
+	}
+	if (r->btag && r->dev != FE_JNL_DEV_BYPATH) {
+		fe_jnl_rec_key(r, m, &p->dev, &p->ino);
+		p->btag = r->btag;
+		p->fate = p->dev != r->dev ? FE_JNL_REKEYED : FE_JNL_KEPT;
+		return;
+	}
+	p->fate = FE_JNL_GONE;
+	if (!r->path_len || r->path[0] != '/')
+		return;
+	p->looked = true;
+	if (!fe_jnl_see(dirfd, name, &p->seen))
+		return;
+	p->fate = compare(r, &p->seen, false, r->dev);
+	p->dev = p->seen.dev;
+	p->ino = p->seen.ino;
+	p->btag = p->seen.btag;
+}
+
+void fe_jnl_rec_check(const struct fe_jnl_rec *r,
+		      const struct fe_jnl_devmaps *m, struct fe_jnl_place *p,
+		      bool *keyed)
+{
+	enum fe_jnl_fate f;
+
+	*keyed = false;
+	fe_jnl_rec_place(r, m, AT_FDCWD, r->path, p);
+	if (p->looked || !fe_jnl_fate_kept(p->fate) ||
+	    (r->flags & FE_JNL_ORPHAN) || !r->path_len || r->path[0] != '/')
+		return;
+	p->looked = true;
+	if (!fe_jnl_see(AT_FDCWD, r->path, &p->seen))
+		f = FE_JNL_GONE;
+	else
+		f = compare(r, &p->seen, true, p->dev);
+	if (!fe_jnl_fate_kept(f)) {
+		p->fate = f;
+		*keyed = true;
+	}
 }

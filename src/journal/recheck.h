@@ -12,7 +12,9 @@
  * of another birth time at its key is found out when it is used.  A
  * record without a birth time (a filesystem that keeps none) falls back
  * to its path: fe_jnl_rec_seen() is pure; fe_jnl_rec_locate() adds the
- * one statx.
+ * one statx.  A record `fakeenv state relocate` rewrote is found by its
+ * (new) path whatever its inode (FE_JNL_DEV_BYPATH).  fe_jnl_rec_place()
+ * is the whole rule for one record.
  */
 #ifndef FE_JOURNAL_RECHECK_H
 #define FE_JOURNAL_RECHECK_H
@@ -41,7 +43,8 @@ bool fe_jnl_type_ok(uint32_t jmode, uint32_t jflags, uint32_t real_mode);
  * Whether r still describes the file seen at its path: the type fits
  * (fe_jnl_type_ok), and on the same st_dev the inode number and, when
  * both sides know it, the birth time are the same.  Another st_dev (a
- * reboot, a remount, a copy) keeps the record under the file's new key.
+ * reboot, a remount, a copy) keeps the record under the file's new key,
+ * and so does a relocated record (FE_JNL_DEV_BYPATH) whatever the inode.
  * On true, *dev and *ino get the key the record belongs under now.
  */
 bool fe_jnl_rec_seen(const struct fe_jnl_rec *r, const struct fe_jnl_seen *s,
@@ -103,5 +106,72 @@ bool fe_jnl_rec_locate_at(int dirfd, const char *name,
  */
 void fe_jnl_rec_key(const struct fe_jnl_rec *r, const struct fe_jnl_devmaps *m,
 		    uint64_t *dev, uint64_t *ino);
+
+/*
+ * A record's st_dev of 0 (FE_JNL_DEV_BYPATH, with btag 0), which no
+ * filesystem has (Linux numbers anonymous ones from minor 1): written by
+ * `fakeenv state relocate`, it says "find me by my path": the next load
+ * gives the record to whatever file of its type is at its path then,
+ * with that file's st_dev, inode number and birth time.  A reader that
+ * predates it does the same, since it checks a record without a birth
+ * time by its path and re-keys one whose st_dev differs.
+ */
+#define FE_JNL_DEV_BYPATH 0
+
+/* What a load makes of a record (fe_jnl_rec_place()).  The first three
+ * keep it; the others drop it. */
+enum fe_jnl_fate {
+	FE_JNL_KEPT,	 /* under its key as saved */
+	FE_JNL_REKEYED,	 /* the same file; its filesystem's st_dev changed */
+	FE_JNL_MOVED,	 /* relocated (FE_JNL_DEV_BYPATH): the file now at
+			    its path, whichever inode it is */
+	FE_JNL_GONE,	 /* nothing at its path, or no absolute path */
+	FE_JNL_REPLACED, /* another inode (or birth time) at its path */
+	FE_JNL_RETYPED,	 /* a file of another type at its path */
+	FE_JNL_BADDEV,	 /* a faked st_rdev no Linux mknod can make */
+};
+
+/* Whether a record of fate f is kept. */
+static inline bool fe_jnl_fate_kept(enum fe_jnl_fate f)
+{
+	return f == FE_JNL_KEPT || f == FE_JNL_REKEYED || f == FE_JNL_MOVED;
+}
+
+/* Where a record goes, and what was seen at its path to decide it. */
+struct fe_jnl_place {
+	enum fe_jnl_fate fate;
+	uint64_t dev; /* the key it belongs under now (kept) */
+	uint64_t ino;
+	uint32_t btag;		 /* the birth-time tag it applies to, 0: none */
+	bool looked;		 /* its path was statted ... */
+	struct fe_jnl_seen seen; /* ... and this was there (looked, and
+				    fate is not GONE) */
+};
+
+/*
+ * The load's rule for one record, the only copy of it (the daemon's
+ * load, `fakeenv export`, `fakeenv fsck --against-fs`): a record with a
+ * birth time goes under its inode number on its filesystem's st_dev now
+ * (m) without a look at its path; one without a birth time, or
+ * relocated, is checked by what is at its path (fe_jnl_rec_seen(), a
+ * relocated one taking whatever file of its type is there).  dirfd and
+ * name say where to statx that path (AT_FDCWD and r->path, or an open
+ * directory and the last component: fe_jnl_rec_locate_at()).
+ */
+void fe_jnl_rec_place(const struct fe_jnl_rec *r,
+		      const struct fe_jnl_devmaps *m, int dirfd,
+		      const char *name, struct fe_jnl_place *p);
+
+/*
+ * fe_jnl_rec_place() from r->path, and, for a record it keeps without a
+ * look (one with a birth time), the file at its path compared with that
+ * key: GONE, REPLACED or RETYPED then say that the load keeps a record
+ * whose file is not at its path (*keyed true), which applies to a file
+ * renamed outside any session, or to nothing.  An orphan, or a keyed
+ * record without a path, is not looked at.  For fsck --against-fs.
+ */
+void fe_jnl_rec_check(const struct fe_jnl_rec *r,
+		      const struct fe_jnl_devmaps *m, struct fe_jnl_place *p,
+		      bool *keyed);
 
 #endif

@@ -238,10 +238,11 @@ static size_t slot_of(const struct recmap *m, uint64_t dev, uint64_t ino)
 	return i;
 }
 
-/* Key every record of v as a load would: one with a birth time by its
- * inode number on its filesystem now, one without by what its path holds
- * now (gone or replaced files are dropped); of two records that land on
- * one key the first stays.  Reports what was dropped or re-keyed. */
+/* Key every record of v as a load would (fe_jnl_rec_place()): one with
+ * a birth time by its inode number on its filesystem now, one without (or
+ * relocated) by what its path holds now (gone or replaced files are
+ * dropped); of two records that land on one key the first stays.
+ * Reports what was dropped or re-keyed. */
 static void map_build(struct recmap *m, const struct fe_jnl_view *v,
 		      const char *path)
 {
@@ -261,29 +262,26 @@ static void map_build(struct recmap *m, const struct fe_jnl_view *v,
 	if (fe_jnl_devmap_build(v, &dm) < 0)
 		die("journal %s: %s", path, strerror(ENOMEM));
 	for (uint64_t i = 0; i < v->nrec; i++) {
+		struct fe_jnl_place p;
 		struct fe_jnl_rec r;
-		uint64_t dev, ino;
-		uint32_t btag = 0;
 		size_t s;
 
 		fe_jnl_get(v, i, &r);
-		if (r.btag) {
-			fe_jnl_rec_key(&r, &dm, &dev, &ino);
-			btag = r.btag;
-		} else if (!fe_jnl_rec_locate(&r, &dev, &ino, &btag)) {
+		fe_jnl_rec_place(&r, &dm, AT_FDCWD, r.path, &p);
+		if (!fe_jnl_fate_kept(p.fate)) {
 			dropped++;
 			continue;
 		}
-		s = slot_of(m, dev, ino);
+		s = slot_of(m, p.dev, p.ino);
 		if (m->idx[s]) {
 			dropped++;
 			continue;
 		}
-		m->dev[s] = dev;
-		m->ino[s] = ino;
+		m->dev[s] = p.dev;
+		m->ino[s] = p.ino;
 		m->idx[s] = i + 1;
-		m->btag[s] = btag;
-		rekeyed += dev != r.dev || ino != r.ino;
+		m->btag[s] = p.btag;
+		rekeyed += p.dev != r.dev || p.ino != r.ino;
 	}
 	if (dropped || rekeyed)
 		fe_msg(0,

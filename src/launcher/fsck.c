@@ -17,12 +17,16 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "fakeenv/env.h"
+#include "fsck_fs.h"
 #include "journal/journal.h"
 #include "utils.h"
 
 typedef unsigned long long ull;
 
-#define USAGE "Usage: fakeenv fsck [--salvage [-o OUT]] FILE\n"
+#define USAGE                                                                  \
+	"Usage: fakeenv fsck [--salvage [-o OUT]] FILE\n"                      \
+	"  or:  fakeenv fsck --against-fs [--state DIR | FILE]\n"
 
 static int usage(const char *problem, const char *arg)
 {
@@ -41,6 +45,15 @@ static int help(void)
 	      "              to OUT, a new file; FILE is left as it is\n"
 	      "  -o OUT      where --salvage writes (default FILE.salvaged);\n"
 	      "              an existing OUT is never replaced\n"
+	      "  --against-fs  compare each record with the file at its path\n"
+	      "              as the next load would, changing nothing: one\n"
+	      "              line per record not kept as it is (gone,\n"
+	      "              replaced, of another type, re-keyed, relocated),\n"
+	      "              a summary; exit 0 when every record is kept and\n"
+	      "              its file found, 1 when not, 2 when the journal\n"
+	      "              cannot be read\n"
+	      "  --state DIR with --against-fs: DIR/journal (default\n"
+	      "              $FAKEENV_STATE when no FILE is given)\n"
 	      "  -h, --help  show this help and exit\n",
 	      stdout);
 	return 0;
@@ -208,8 +221,8 @@ out_free:
 
 int fe_fsck_main(int argc, char **argv)
 {
-	const char *file = NULL, *out = NULL;
-	bool salv = false;
+	const char *file = NULL, *out = NULL, *state = NULL;
+	bool salv = false, against = false;
 	char *def_out;
 	int i, status;
 
@@ -221,6 +234,12 @@ int fe_fsck_main(int argc, char **argv)
 			break;
 		} else if (!strcmp(a, "--salvage")) {
 			salv = true;
+		} else if (!strcmp(a, "--against-fs")) {
+			against = true;
+		} else if (!strcmp(a, "--state")) {
+			if (++i == argc)
+				return usage("--state needs a directory", NULL);
+			state = argv[i];
 		} else if (!strcmp(a, "-o")) {
 			if (++i == argc)
 				return usage("-o needs a file name", NULL);
@@ -242,6 +261,27 @@ int fe_fsck_main(int argc, char **argv)
 			return usage("one FILE only, not also ", argv[i]);
 		file = argv[i];
 	}
+	if (state && !against)
+		return usage("--state goes with --against-fs", NULL);
+	if (against) {
+		if (salv || out)
+			return usage("--against-fs and --salvage do not go "
+				     "together",
+				     NULL);
+		if (state && file)
+			return usage("--state and FILE do not go together",
+				     NULL);
+		if (!state && !file)
+			state = getenv(FE_ENV_STATE);
+		if (state && !*state)
+			return usage("--state: empty directory name", NULL);
+		if (!state && !file)
+			return usage("which journal?  Give --state DIR or "
+				     "FILE, or set ",
+				     FE_ENV_STATE);
+		status = fe_fsck_against_fs(state, file);
+		goto out;
+	}
 	if (!file)
 		return usage("no FILE", NULL);
 	if (out && !salv)
@@ -253,6 +293,7 @@ int fe_fsck_main(int argc, char **argv)
 		status = salvage(file, out ? out : def_out);
 		free(def_out);
 	}
+out:
 	if (fflush(stdout) == EOF) {
 		fe_msg(errno, "stdout");
 		return 2;

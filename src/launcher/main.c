@@ -20,6 +20,7 @@
 #include "export.h"
 #include "fsck.h"
 #include "locate.h"
+#include "relocate.h"
 #include "run.h"
 #include "session.h"
 #include "utils.h"
@@ -98,6 +99,8 @@ static const struct opt_def {
 	"Usage: fakeenv [OPTION]... [--] [CMD [ARG]...]\n"       \
 	"  or:  fakeenv checkpoint|status [--state DIR]\n"       \
 	"  or:  fakeenv fsck [--salvage [-o OUT]] FILE\n"       \
+	"  or:  fakeenv fsck --against-fs [--state DIR | FILE]\n" \
+	"  or:  fakeenv state relocate OLD NEW [--state DIR | FILE]\n" \
 	"  or:  fakeenv export --format FORMAT [--state DIR | -i FILE] " \
 	"[ROOT]\n"
 
@@ -139,10 +142,13 @@ static void help(void)
 	       "  status       show the session's records, unsaved changes,\n"
 	       "               clients and last checkpoint\n"
 	       "  fsck FILE    check a journal; --salvage writes what can\n"
-	       "               be recovered to a new file\n"
+	       "               be recovered to a new file; --against-fs\n"
+	       "               what the next load makes of each record\n"
 	       "  export       print the state as an mtree, a device table\n"
 	       "               or mksquashfs pseudo definitions for the\n"
 	       "               files under ROOT (see fakeenv export --help)\n"
+	       "  state relocate OLD NEW  after a tree moved outside any\n"
+	       "               session: its records follow it to NEW\n"
 	       "Without --state, checkpoint and status use $FAKEENV_STATE,\n"
 	       "else the session they run in.  FAKEENV_STATE=DIR also works\n"
 	       "as --state DIR for a session (default linger: 10 s).\n");
@@ -449,6 +455,8 @@ int main(int argc, char **argv)
 		return fe_fsck_main(argc - 1, argv + 1);
 	if (!as_fakeroot && argc > 1 && !strcmp(argv[1], "export"))
 		return fe_export_main(argc - 1, argv + 1);
+	if (!as_fakeroot && argc > 1 && !strcmp(argv[1], "state"))
+		return fe_relocate_main(argc - 1, argv + 1);
 	parse_opts(argc, argv, &o);
 
 	outer = getenv(FE_ENV_SOCKET);

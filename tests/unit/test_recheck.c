@@ -163,11 +163,93 @@ static void test_devmap(void)
 	close(fd);
 }
 
+/* fe_jnl_rec_place(), the load's whole rule, and fe_jnl_rec_check(),
+ * fsck's look at what it keeps without one, on a real file. */
+static void test_place(void)
+{
+	char path[] = "/tmp/fe-place-XXXXXX",
+	     other[] = "/tmp/fe-place-o-XXXXXX";
+	struct fe_jnl_devmaps m = {0};
+	struct fe_jnl_place p;
+	struct fe_jnl_seen s, so;
+	struct fe_jnl_rec r;
+	int fd = mkstemp(path), fo = mkstemp(other);
+	bool keyed;
+
+	CHECK("place: temp files", fd >= 0 && fo >= 0 &&
+				       fe_jnl_see(AT_FDCWD, path, &s) &&
+				       fe_jnl_see(AT_FDCWD, other, &so));
+	r = (struct fe_jnl_rec){.dev = s.dev,
+				.ino = s.ino,
+				.mode = S_IFREG | 0644,
+				.btag = 0,
+				.path = path,
+				.path_len = strlen(path)};
+	fe_jnl_rec_place(&r, &m, AT_FDCWD, r.path, &p);
+	CHECK("place: no birth time, the file at its path: kept",
+	      p.fate == FE_JNL_KEPT && p.looked && p.dev == s.dev &&
+		  p.ino == s.ino && p.btag == s.btag);
+	r.ino = so.ino + 1000000;
+	fe_jnl_rec_place(&r, &m, AT_FDCWD, r.path, &p);
+	CHECK("place: no birth time, another inode: replaced",
+	      p.fate == FE_JNL_REPLACED);
+	r.dev = FE_JNL_DEV_BYPATH;
+	fe_jnl_rec_place(&r, &m, AT_FDCWD, r.path, &p);
+	CHECK("place: relocated, whichever inode: moved",
+	      p.fate == FE_JNL_MOVED && p.dev == s.dev && p.ino == s.ino);
+	r.mode = S_IFDIR | 0755;
+	fe_jnl_rec_place(&r, &m, AT_FDCWD, r.path, &p);
+	CHECK("place: relocated onto another type: retyped",
+	      p.fate == FE_JNL_RETYPED);
+	r.mode = S_IFCHR | 0644;
+	r.flags = FE_JNL_DEV_SET;
+	r.rdev = 1ull << 40;
+	fe_jnl_rec_place(&r, &m, AT_FDCWD, r.path, &p);
+	CHECK("place: a device number past 32 bits: bad",
+	      p.fate == FE_JNL_BADDEV);
+	r = (struct fe_jnl_rec){.dev = s.dev,
+				.ino = s.ino,
+				.mode = S_IFREG | 0644,
+				.btag = 77,
+				.path = "/nonexistent/fe-place",
+				.path_len = strlen("/nonexistent/fe-place")};
+	fe_jnl_rec_place(&r, &m, AT_FDCWD, r.path, &p);
+	CHECK("place: a birth time: kept by its key, no look",
+	      p.fate == FE_JNL_KEPT && !p.looked && p.dev == s.dev &&
+		  p.btag == 77);
+	fe_jnl_rec_check(&r, &m, &p, &keyed);
+	CHECK("check: kept by its key, nothing at its path: gone",
+	      p.fate == FE_JNL_GONE && keyed);
+	r.path = other;
+	r.path_len = strlen(other);
+	fe_jnl_rec_check(&r, &m, &p, &keyed);
+	CHECK("check: kept by its key, another file at its path: replaced",
+	      p.fate == FE_JNL_REPLACED && keyed);
+	if (s.btag) {
+		r.path = path;
+		r.path_len = strlen(path);
+		r.btag = s.btag;
+		fe_jnl_rec_check(&r, &m, &p, &keyed);
+		CHECK("check: kept by its key, its file at its path: kept",
+		      p.fate == FE_JNL_KEPT && !keyed);
+	}
+	r.path = "";
+	r.path_len = 0;
+	r.btag = 0;
+	fe_jnl_rec_place(&r, &m, AT_FDCWD, r.path, &p);
+	CHECK("place: no birth time and no path: gone", p.fate == FE_JNL_GONE);
+	unlink(path);
+	unlink(other);
+	close(fd);
+	close(fo);
+}
+
 int main(void)
 {
 	test_type();
 	test_seen();
 	test_locate();
 	test_devmap();
+	test_place();
 	UNIT_EXIT();
 }
