@@ -236,7 +236,7 @@ static void remove_stale_dirs(const char *base)
 			     O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 		if (dfd < 0)
 			continue;
-		if (fstat(dfd, &st) == 0 && st.st_uid == getuid() &&
+		if (fstat(dfd, &st) == 0 && st.st_uid == real_uid() &&
 		    (st.st_mode & 07777) == 0700 &&
 		    st.st_mtime < now - STALE_DIR_AGE &&
 		    !sock_answers(dfd, SOCK_NAME)) {
