@@ -34,6 +34,20 @@
  * root.  Not read by the shim. */
 #define FE_ENV_FAKEROOTKEY "FAKEROOTKEY"
 
+/* Set to anything but "" or "0": this process and its children see the
+ * real ids and files (every wrapper passes through), while the session
+ * stays in their environment for a child that unsets it.  Read by the
+ * shim at load; never put back by the exec wrappers. */
+#define FE_ENV_DISABLED "FAKEENV_DISABLED"
+
+/* "P1:P2:...": absolute path prefixes, matched on component boundaries,
+ * whose files are never recorded and always read as real.  Set by the
+ * launcher from --ignore-path, appended to an inherited list. */
+#define FE_ENV_IGNORE_PATHS "FAKEENV_IGNORE_PATHS"
+
+/* At most this many prefixes of FAKEENV_IGNORE_PATHS are honoured. */
+#define FE_IGNORE_MAX 32
+
 /* What the shim's exec wrappers put back into a child's environment when
  * it lacks them, X(NAME, FROM): NAME=value of the load-time FROM.  The
  * value always comes from a FAKEENV_* variable, which is what the shim
@@ -42,6 +56,7 @@
 	X(FE_ENV_SOCKET, FE_ENV_SOCKET)            \
 	X(FE_ENV_LIB, FE_ENV_LIB)                  \
 	X(FE_ENV_UNKNOWN_REAL, FE_ENV_UNKNOWN_REAL) \
+	X(FE_ENV_IGNORE_PATHS, FE_ENV_IGNORE_PATHS) \
 	X(FE_ENV_FAKEROOTKEY, FE_ENV_SOCKET)
 
 /* The launcher's default for --state DIR: a persistent session.  Read by

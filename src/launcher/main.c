@@ -39,6 +39,7 @@ struct opts {
 	const char *lib;          /* -l LIBRARY, or NULL: the located shim */
 	const char *daemon;       /* --faked BINARY, or NULL: the located
 				     fakeenvd */
+	char *ignore;             /* --ignore-path list "P1:P2", or NULL */
 };
 
 /* Called by the name fakeroot (an alternative for /usr/bin/fakeroot):
@@ -60,6 +61,7 @@ static bool called_fakeroot(const char *argv0)
 
 /* Long-only options take ids from here, above every short letter. */
 enum { OPT_LONG_ONLY = 256, OPT_STATE, OPT_INTERVAL, OPT_LINGER };
+enum { OPT_IGNORE_PATH = OPT_LONG_ONLY + 64 };
 
 /*
  * The options, one a line; getopt's tables and --help are built from this.
@@ -84,6 +86,8 @@ static const struct opt_def {
 	  "write the journal this often while it has changes" },
 	{ OPT_LINGER, "linger", required_argument, "SECONDS",
 	  "seconds a --state daemon stays after its last client" },
+	{ OPT_IGNORE_PATH, "ignore-path", required_argument, "PREFIX",
+	  "files under PREFIX are real: never recorded (repeatable)" },
 	/* fakeroot's own options, for callers that know only fakeroot. */
 	{ 'l', "lib", required_argument, "LIBRARY",
 	  "preload LIBRARY, a libfakeenv.so, instead of ours" },
@@ -215,6 +219,9 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 		case OPT_LINGER:
 			o->sess.linger = seconds_arg("--linger", optarg);
 			o->linger_set = true;
+			break;
+		case OPT_IGNORE_PATH:
+			fe_run_ignore_add(&o->ignore, optarg);
 			break;
 		case 'l':
 			o->lib = optarg;
@@ -473,6 +480,7 @@ int main(int argc, char **argv)
 				fe_msg(0, "-l and --faked ignored: the outer "
 					  "session's library and daemon "
 					  "apply");
+			fe_run_ignore_setenv(o.ignore);
 			fe_run_exec(o.cmd);
 		}
 		fe_msg(0, "no daemon at %s: starting a fresh session", outer);
@@ -495,6 +503,7 @@ int main(int argc, char **argv)
 	 * then sees an older state, which it must not do in silence. */
 	prev_lost = o.sess.state && fe_ctl_prev_lost(&sess, sess.dir);
 	fe_run_setenv(sess.sock, lib, o.sess.unknown_is_real);
+	fe_run_ignore_setenv(o.ignore);
 	/* CMD's `fakeenv status` finds this session's state; the shim waits
 	 * a moment for a daemon that is being restarted. */
 	if (o.sess.state && setenv(FE_ENV_STATE, sess.dir, 1) < 0)

@@ -21,6 +21,15 @@ struct fe_job {
  * cannot be put in LD_PRELOAD. */
 void fe_run_setenv(const char *sock, const char *lib, bool unknown_is_real);
 
+/* Add --ignore-path PREFIX to *list (a malloc'd "P1:P2", or NULL): made
+ * lexically normal ("." and ".." taken out, no trailing '/'), as the shim
+ * compares it.  Dies when PREFIX is not absolute or holds a ':'. */
+void fe_run_ignore_add(char **list, const char *prefix);
+
+/* FAKEENV_IGNORE_PATHS for CMD: list (NULL: no change) appended to the
+ * inherited one. */
+void fe_run_ignore_setenv(const char *list);
+
 /* Exec ARGV in this process (a nested call).  Returns never: on failure
  * prints why and exits 127 (not found) or 126 (not executable). */
 __attribute__((noreturn))

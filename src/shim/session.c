@@ -16,7 +16,13 @@
 
 _Thread_local int fe_depth;
 
-enum { ST_UNKNOWN, ST_BUSY, ST_ON = FE_SESSION_ON, ST_OFF };
+enum {
+	ST_UNKNOWN,
+	ST_BUSY,
+	ST_ON = FE_SESSION_ON,
+	ST_OFF,
+	ST_DISABLED = FE_SESSION_DISABLED,
+};
 _Atomic int fe_session_state = ST_UNKNOWN;
 static bool unknown_real; /* FAKEENV_UNKNOWN_IS_REAL=1; set before ST_ON */
 
@@ -94,7 +100,7 @@ int fe_session_init(void)
 	int s = atomic_load_explicit(&fe_session_state, memory_order_acquire);
 	int expect = ST_UNKNOWN;
 
-	if (s == ST_ON || s == ST_OFF)
+	if (s == ST_ON || s == ST_OFF || s == ST_DISABLED)
 		return s;
 	if (atomic_compare_exchange_strong(&fe_session_state, &expect, ST_BUSY)) {
 		const char *sock;
@@ -104,6 +110,14 @@ int fe_session_init(void)
 		s = sock && sock[0] == '/' ? ST_ON : ST_OFF;
 		sock = fe_env_initial(FE_ENV_UNKNOWN_REAL);
 		unknown_real = sock && sock[0] == '1';
+		/* Disabled is a state of its own, not a flag beside ON: the
+		 * wrappers' one load of the state says "pass through", and
+		 * the exec wrappers still see a session to hand on. */
+		sock = fe_env_initial(FE_ENV_DISABLED);
+		if (s == ST_ON && sock && sock[0] && strcmp(sock, "0") != 0)
+			s = ST_DISABLED;
+		if (s == ST_ON)
+			fe_ignore_load(fe_env_initial(FE_ENV_IGNORE_PATHS));
 		atomic_store_explicit(&fe_session_state, s, memory_order_release);
 		return s;
 	}
@@ -127,6 +141,16 @@ const char *fe_env_initial(const char *name)
 bool fe_unknown_is_real(void)
 {
 	return unknown_real;
+}
+
+bool fe_in_session(void)
+{
+	int s;
+
+	if (fe_depth != 0)
+		return false;
+	s = fe_session_init();
+	return s == ST_ON || s == ST_DISABLED;
 }
 
 const char *fe_socket_path(void)

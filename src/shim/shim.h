@@ -104,8 +104,16 @@ extern _Thread_local int fe_depth;
 /* FE_SESSION_ON once the environment said we are in a session; anything
  * else means "not known yet" or "no session" (see session.c). */
 #define FE_SESSION_ON 2
+/* In a session, but FAKEENV_DISABLED: every wrapper passes through. */
+#define FE_SESSION_DISABLED 4
 extern _Atomic int fe_session_state;
 int fe_session_init(void);
+
+/* True when this process is in a session, faking or disabled
+ * (FAKEENV_DISABLED), and the calling thread is not inside the shim: what
+ * the exec wrappers ask, since a disabled process's children must still
+ * be able to fake again.  May run in a vfork child. */
+bool fe_in_session(void);
 
 /* True when this process is in a session (FAKEENV_SOCKET was set when the
  * library loaded) and the calling thread is not already inside the shim.
@@ -118,6 +126,34 @@ static inline bool fe_faking(void)
 	    FE_SESSION_ON)
 		return true;
 	return fe_session_init() == FE_SESSION_ON;
+}
+
+/* --- ignored paths (ignore.c) --- */
+
+/* Number of FAKEENV_IGNORE_PATHS prefixes; 0 outside a session.  Set
+ * once, before fe_session_state says FE_SESSION_ON. */
+extern int fe_ignore_n;
+
+/* Take the prefixes of list ("P1:P2", NULL: none), which must live as
+ * long as the process image (the load-time copy of the environment). */
+void fe_ignore_load(const char *list);
+
+/* Whether dirfd+path (path "": the file open at dirfd) is under an
+ * ignored prefix, the path made absolute and lexically normalised, its
+ * symbolic links not resolved.  errno untouched. */
+bool fe_ignored_slow(int dirfd, const char *path);
+
+/* The same, one load when no prefix is set. */
+static inline bool fe_ignored(int dirfd, const char *path)
+{
+	return fe_ignore_n != 0 && fe_ignored_slow(dirfd, path);
+}
+
+/* fe_faking() for a call on dirfd+path: false under an ignored prefix,
+ * where the real call is the whole of it. */
+static inline bool fe_faking_at(int dirfd, const char *path)
+{
+	return fe_faking() && !fe_ignored(dirfd, path);
 }
 
 /* True when files with no record show their real owner (fakeenv -u).

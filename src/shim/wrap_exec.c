@@ -290,9 +290,12 @@ static int call_repaired(const struct call *c, char *const envp[])
 	return call_freeing(c, env, mem, size);
 }
 
+/* A disabled process (FAKEENV_DISABLED) repairs too: its child may
+ * drop the variable and fake again.  The variable itself is the child's
+ * envp's business, never put back. */
 static int run(const struct call *c, char *const envp[])
 {
-	if (!fe_faking())
+	if (!fe_in_session())
 		return call_real(c, envp);
 	return call_repaired(c, envp);
 }
@@ -308,7 +311,7 @@ int execv(const char *path, char *const argv[])
 {
 	struct call c = { .how = EXECVE, .path = path, .argv = argv };
 
-	if (!fe_faking())
+	if (!fe_in_session())
 		return REAL(execv, path, argv);
 	return call_repaired(&c, environ);
 }
@@ -319,7 +322,7 @@ int execvp(const char *file, char *const argv[])
 {
 	struct call c = { .how = EXECVPE, .path = file, .argv = argv };
 
-	if (!fe_faking())
+	if (!fe_in_session())
 		return REAL(execvp, file, argv);
 	return call_repaired(&c, environ);
 }

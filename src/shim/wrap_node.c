@@ -84,14 +84,14 @@ static int node_core(int dirfd, const char *path, mode_t mode, dev_t dev)
 
 int mknod(const char *path, mode_t mode, dev_t dev)
 {
-	if (!fe_faking())
+	if (!fe_faking_at(AT_FDCWD, path))
 		return REAL(mknod, path, mode, dev);
 	return fe_ret(node_core(AT_FDCWD, path, mode, dev), errno);
 }
 
 int mknodat(int dirfd, const char *path, mode_t mode, dev_t dev)
 {
-	if (!fe_faking())
+	if (!fe_faking_at(dirfd, path))
 		return REAL(mknodat, dirfd, path, mode, dev);
 	return fe_ret(node_core(dirfd, path, mode, dev), errno);
 }
@@ -100,7 +100,7 @@ int mknodat(int dirfd, const char *path, mode_t mode, dev_t dev)
  * that glibc answers with EINVAL. */
 int __xmknod(int ver, const char *path, mode_t mode, dev_t *dev)
 {
-	if (!fe_faking())
+	if (!fe_faking_at(AT_FDCWD, path))
 		return REAL(__xmknod, ver, path, mode, dev);
 	if (ver != 0)
 		return fe_ret(-EINVAL, errno);
@@ -109,7 +109,7 @@ int __xmknod(int ver, const char *path, mode_t mode, dev_t *dev)
 
 int __xmknodat(int ver, int dirfd, const char *path, mode_t mode, dev_t *dev)
 {
-	if (!fe_faking())
+	if (!fe_faking_at(dirfd, path))
 		return REAL(__xmknodat, ver, dirfd, path, mode, dev);
 	if (ver != 0)
 		return fe_ret(-EINVAL, errno);
@@ -118,7 +118,7 @@ int __xmknodat(int ver, int dirfd, const char *path, mode_t mode, dev_t *dev)
 
 int mkfifo(const char *path, mode_t mode)
 {
-	if (!fe_faking())
+	if (!fe_faking_at(AT_FDCWD, path))
 		return REAL(mkfifo, path, mode);
 	return fe_ret(node_core(AT_FDCWD, path, S_IFIFO | (mode & 07777), 0),
 		      errno);
@@ -126,7 +126,7 @@ int mkfifo(const char *path, mode_t mode)
 
 int mkfifoat(int dirfd, const char *path, mode_t mode)
 {
-	if (!fe_faking())
+	if (!fe_faking_at(dirfd, path))
 		return REAL(mkfifoat, dirfd, path, mode);
 	return fe_ret(node_core(dirfd, path, S_IFIFO | (mode & 07777), 0),
 		      errno);

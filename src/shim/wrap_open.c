@@ -88,7 +88,7 @@ int open(const char *path, int flags, ...)
 	mode_t mode = 0;
 
 	OPEN_MODE(flags, mode);
-	if (!creates(flags) || !fe_faking())
+	if (!creates(flags) || !fe_faking_at(AT_FDCWD, path))
 		return REAL(open, path, flags, mode);
 	return fe_ret(open_core(real_openat(), AT_FDCWD, path, flags, mode),
 		      errno);
@@ -99,7 +99,7 @@ int open64(const char *path, int flags, ...)
 	mode_t mode = 0;
 
 	OPEN_MODE(flags, mode);
-	if (!creates(flags) || !fe_faking())
+	if (!creates(flags) || !fe_faking_at(AT_FDCWD, path))
 		return REAL(open64, path, flags, mode);
 	return fe_ret(open_core(real_openat64(), AT_FDCWD, path, flags, mode),
 		      errno);
@@ -110,7 +110,7 @@ int openat(int dirfd, const char *path, int flags, ...)
 	mode_t mode = 0;
 
 	OPEN_MODE(flags, mode);
-	if (!creates(flags) || !fe_faking())
+	if (!creates(flags) || !fe_faking_at(dirfd, path))
 		return REAL(openat, dirfd, path, flags, mode);
 	return fe_ret(open_core(real_openat(), dirfd, path, flags, mode),
 		      errno);
@@ -121,7 +121,7 @@ int openat64(int dirfd, const char *path, int flags, ...)
 	mode_t mode = 0;
 
 	OPEN_MODE(flags, mode);
-	if (!creates(flags) || !fe_faking())
+	if (!creates(flags) || !fe_faking_at(dirfd, path))
 		return REAL(openat64, dirfd, path, flags, mode);
 	return fe_ret(open_core(real_openat64(), dirfd, path, flags, mode),
 		      errno);
@@ -129,7 +129,7 @@ int openat64(int dirfd, const char *path, int flags, ...)
 
 int creat(const char *path, mode_t mode)
 {
-	if (!fe_faking())
+	if (!fe_faking_at(AT_FDCWD, path))
 		return REAL(creat, path, mode);
 	return fe_ret(open_core(real_openat(), AT_FDCWD, path,
 				O_CREAT | O_WRONLY | O_TRUNC, mode),
@@ -138,7 +138,7 @@ int creat(const char *path, mode_t mode)
 
 int creat64(const char *path, mode_t mode)
 {
-	if (!fe_faking())
+	if (!fe_faking_at(AT_FDCWD, path))
 		return REAL(creat64, path, mode);
 	return fe_ret(open_core(real_openat64(), AT_FDCWD, path,
 				O_CREAT | O_WRONLY | O_TRUNC, mode),
@@ -232,7 +232,7 @@ static FILE *fopen_core(fe_openat_fn *ropen, const char *path,
 static bool fopen_passes(const char *path, const char *mode)
 {
 	if (!path || !mode || (mode[0] != 'w' && mode[0] != 'a') ||
-	    !fe_faking())
+	    !fe_faking_at(AT_FDCWD, path))
 		return true;
 	for (const char *p = mode + 1; *p && *p != ','; p++)
 		if (*p == 'x')
@@ -299,7 +299,7 @@ int mkdir(const char *path, mode_t mode)
 {
 	int r = REAL(mkdir, path, mode);
 
-	if (r == 0 && fe_faking())
+	if (r == 0 && fe_faking_at(AT_FDCWD, path))
 		(void)fe_created(AT_FDCWD, path, -1, AT_SYMLINK_NOFOLLOW, 0);
 	return r;
 }
@@ -308,7 +308,7 @@ int mkdirat(int dirfd, const char *path, mode_t mode)
 {
 	int r = REAL(mkdirat, dirfd, path, mode);
 
-	if (r == 0 && fe_faking())
+	if (r == 0 && fe_faking_at(dirfd, path))
 		(void)fe_created(dirfd, path, -1, AT_SYMLINK_NOFOLLOW, 0);
 	return r;
 }
@@ -317,7 +317,7 @@ int symlink(const char *target, const char *path)
 {
 	int r = REAL(symlink, target, path);
 
-	if (r == 0 && fe_faking())
+	if (r == 0 && fe_faking_at(AT_FDCWD, path))
 		(void)fe_created(AT_FDCWD, path, -1, AT_SYMLINK_NOFOLLOW, 0);
 	return r;
 }
@@ -326,64 +326,65 @@ int symlinkat(const char *target, int dirfd, const char *path)
 {
 	int r = REAL(symlinkat, target, dirfd, path);
 
-	if (r == 0 && fe_faking())
+	if (r == 0 && fe_faking_at(dirfd, path))
 		(void)fe_created(dirfd, path, -1, AT_SYMLINK_NOFOLLOW, 0);
 	return r;
 }
 
-/* A temporary file made by libc: the fd is new, so is its inode. */
-static int made_fd(int fd)
+/* A temporary file made by libc at tmpl: the fd is new, so is its
+ * inode. */
+static int made_fd(int fd, const char *tmpl)
 {
-	if (fd >= 0 && fe_faking())
+	if (fd >= 0 && fe_faking_at(AT_FDCWD, tmpl))
 		(void)fe_created(-1, NULL, fd, 0, 0);
 	return fd;
 }
 
 int mkstemp(char *tmpl)
 {
-	return made_fd(REAL(mkstemp, tmpl));
+	return made_fd(REAL(mkstemp, tmpl), tmpl);
 }
 
 int mkstemp64(char *tmpl)
 {
-	return made_fd(REAL(mkstemp64, tmpl));
+	return made_fd(REAL(mkstemp64, tmpl), tmpl);
 }
 
 int mkostemp(char *tmpl, int flags)
 {
-	return made_fd(REAL(mkostemp, tmpl, flags));
+	return made_fd(REAL(mkostemp, tmpl, flags), tmpl);
 }
 
 int mkostemp64(char *tmpl, int flags)
 {
-	return made_fd(REAL(mkostemp64, tmpl, flags));
+	return made_fd(REAL(mkostemp64, tmpl, flags), tmpl);
 }
 
 int mkstemps(char *tmpl, int suffixlen)
 {
-	return made_fd(REAL(mkstemps, tmpl, suffixlen));
+	return made_fd(REAL(mkstemps, tmpl, suffixlen), tmpl);
 }
 
 int mkstemps64(char *tmpl, int suffixlen)
 {
-	return made_fd(REAL(mkstemps64, tmpl, suffixlen));
+	return made_fd(REAL(mkstemps64, tmpl, suffixlen), tmpl);
 }
 
 int mkostemps(char *tmpl, int suffixlen, int flags)
 {
-	return made_fd(REAL(mkostemps, tmpl, suffixlen, flags));
+	return made_fd(REAL(mkostemps, tmpl, suffixlen, flags), tmpl);
 }
 
 int mkostemps64(char *tmpl, int suffixlen, int flags)
 {
-	return made_fd(REAL(mkostemps64, tmpl, suffixlen, flags));
+	return made_fd(REAL(mkostemps64, tmpl, suffixlen, flags), tmpl);
 }
 
 char *mkdtemp(char *tmpl)
 {
 	char *dir = REAL_PTR(mkdtemp, tmpl);
 
-	if (dir && fe_faking())
+	if (dir && fe_faking_at(AT_FDCWD, dir))
 		(void)fe_created(AT_FDCWD, dir, -1, AT_SYMLINK_NOFOLLOW, 0);
 	return dir;
 }

@@ -87,14 +87,14 @@ static int own_core(int dirfd, const char *path, uint32_t uid, uint32_t gid,
 
 int chown(const char *path, uid_t uid, gid_t gid)
 {
-	if (!fe_faking())
+	if (!fe_faking_at(AT_FDCWD, path))
 		return REAL(chown, path, uid, gid);
 	return fe_ret(own_core(AT_FDCWD, path, uid, gid, 0), errno);
 }
 
 int lchown(const char *path, uid_t uid, gid_t gid)
 {
-	if (!fe_faking())
+	if (!fe_faking_at(AT_FDCWD, path))
 		return REAL(lchown, path, uid, gid);
 	return fe_ret(own_core(AT_FDCWD, path, uid, gid, AT_SYMLINK_NOFOLLOW),
 		      errno);
@@ -102,14 +102,14 @@ int lchown(const char *path, uid_t uid, gid_t gid)
 
 int fchown(int fd, uid_t uid, gid_t gid)
 {
-	if (!fe_faking())
+	if (!fe_faking_at(fd, ""))
 		return REAL(fchown, fd, uid, gid);
 	return fe_ret(own_core(fd, "", uid, gid, AT_EMPTY_PATH), errno);
 }
 
 int fchownat(int dirfd, const char *path, uid_t uid, gid_t gid, int flags)
 {
-	if (!fe_faking())
+	if (!fe_faking_at(dirfd, path))
 		return REAL(fchownat, dirfd, path, uid, gid, flags);
 	return fe_ret(own_core(dirfd, path, uid, gid, flags), errno);
 }
@@ -179,21 +179,21 @@ static int mode_core(int fd, int dirfd, const char *path, mode_t mode,
 
 int chmod(const char *path, mode_t mode)
 {
-	if (!fe_faking())
+	if (!fe_faking_at(AT_FDCWD, path))
 		return REAL(chmod, path, mode);
 	return fe_ret(mode_core(-1, AT_FDCWD, path, mode, 0), errno);
 }
 
 int fchmod(int fd, mode_t mode)
 {
-	if (!fe_faking())
+	if (!fe_faking_at(fd, ""))
 		return REAL(fchmod, fd, mode);
 	return fe_ret(mode_core(fd, AT_FDCWD, NULL, mode, 0), errno);
 }
 
 int fchmodat(int dirfd, const char *path, mode_t mode, int flags)
 {
-	if (!fe_faking())
+	if (!fe_faking_at(dirfd, path))
 		return REAL(fchmodat, dirfd, path, mode, flags);
 	return fe_ret(mode_core(-1, dirfd, path, mode, flags), errno);
 }
@@ -201,7 +201,7 @@ int fchmodat(int dirfd, const char *path, mode_t mode, int flags)
 /* glibc's lchmod calls fchmodat past the PLT. */
 int lchmod(const char *path, mode_t mode)
 {
-	if (!fe_faking())
+	if (!fe_faking_at(AT_FDCWD, path))
 		return REAL(lchmod, path, mode);
 	return fe_ret(mode_core(-1, AT_FDCWD, path, mode, AT_SYMLINK_NOFOLLOW),
 		      errno);
@@ -323,28 +323,28 @@ static int access_core(int dirfd, const char *path, int amode, int flags)
 
 int access(const char *path, int amode)
 {
-	if (!fe_faking())
+	if (!fe_faking_at(AT_FDCWD, path))
 		return REAL(access, path, amode);
 	return fe_ret(access_core(AT_FDCWD, path, amode, 0), errno);
 }
 
 int faccessat(int dirfd, const char *path, int amode, int flags)
 {
-	if (!fe_faking())
+	if (!fe_faking_at(dirfd, path))
 		return REAL(faccessat, dirfd, path, amode, flags);
 	return fe_ret(access_core(dirfd, path, amode, flags), errno);
 }
 
 int euidaccess(const char *path, int amode)
 {
-	if (!fe_faking())
+	if (!fe_faking_at(AT_FDCWD, path))
 		return REAL(euidaccess, path, amode);
 	return fe_ret(access_core(AT_FDCWD, path, amode, AT_EACCESS), errno);
 }
 
 int eaccess(const char *path, int amode)
 {
-	if (!fe_faking())
+	if (!fe_faking_at(AT_FDCWD, path))
 		return REAL(eaccess, path, amode);
 	return fe_ret(access_core(AT_FDCWD, path, amode, AT_EACCESS), errno);
 }

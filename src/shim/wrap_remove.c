@@ -72,7 +72,7 @@ int unlink(const char *path)
 	struct victim v;
 	int r;
 
-	if (!fe_faking())
+	if (!fe_faking_at(AT_FDCWD, path))
 		return REAL(unlink, path);
 	look(AT_FDCWD, path, &v, true);
 	r = REAL(unlink, path);
@@ -85,7 +85,7 @@ int unlinkat(int dirfd, const char *path, int flags)
 	struct victim v;
 	int r;
 
-	if (!fe_faking())
+	if (!fe_faking_at(dirfd, path))
 		return REAL(unlinkat, dirfd, path, flags);
 	look(dirfd, path, &v, true);
 	r = REAL(unlinkat, dirfd, path, flags);
@@ -98,7 +98,7 @@ int rmdir(const char *path)
 	struct victim v;
 	int r;
 
-	if (!fe_faking())
+	if (!fe_faking_at(AT_FDCWD, path))
 		return REAL(rmdir, path);
 	look(AT_FDCWD, path, &v, true);
 	r = REAL(rmdir, path);
@@ -112,7 +112,7 @@ int remove(const char *path)
 	struct victim v;
 	int r;
 
-	if (!fe_faking())
+	if (!fe_faking_at(AT_FDCWD, path))
 		return REAL(remove, path);
 	look(AT_FDCWD, path, &v, true);
 	r = REAL(remove, path);
@@ -246,16 +246,24 @@ static int call_renameat2(int olddirfd, const char *old, int newdirfd,
 	return REAL(renameat2, olddirfd, old, newdirfd, path, flags);
 }
 
+/* A rename within ignored trees moves nothing the session knows of; one
+ * into or out of them keeps the record with its inode, as any rename. */
+static bool both_ignored(int olddirfd, const char *old, int newdirfd,
+			 const char *path)
+{
+	return fe_ignored(olddirfd, old) && fe_ignored(newdirfd, path);
+}
+
 int rename(const char *old, const char *path)
 {
-	if (!fe_faking())
+	if (!fe_faking() || both_ignored(AT_FDCWD, old, AT_FDCWD, path))
 		return REAL(rename, old, path);
 	return rename_core(AT_FDCWD, old, AT_FDCWD, path, 0, call_rename);
 }
 
 int renameat(int olddirfd, const char *old, int newdirfd, const char *path)
 {
-	if (!fe_faking())
+	if (!fe_faking() || both_ignored(olddirfd, old, newdirfd, path))
 		return REAL(renameat, olddirfd, old, newdirfd, path);
 	return rename_core(olddirfd, old, newdirfd, path, 0, call_renameat);
 }
@@ -263,7 +271,7 @@ int renameat(int olddirfd, const char *old, int newdirfd, const char *path)
 int renameat2(int olddirfd, const char *old, int newdirfd, const char *path,
 	      unsigned int flags)
 {
-	if (!fe_faking())
+	if (!fe_faking() || both_ignored(olddirfd, old, newdirfd, path))
 		return REAL(renameat2, olddirfd, old, newdirfd, path, flags);
 	return rename_core(olddirfd, old, newdirfd, path, flags,
 			   call_renameat2);

@@ -21,7 +21,7 @@
 		int saved = errno;                                          \
 		uint32_t btag;                                              \
 		int r;                                                      \
-		if (!fe_faking())                                           \
+		if (!fe_faking_at(AT2(at)))                                 \
 			return REAL(name, args);                            \
 		if (sizeof(st_t) == sizeof(struct stat) &&                  \
 		    sizeof(long) == 8) {                                    \
@@ -39,6 +39,9 @@
 	}
 
 #define A(...) __VA_ARGS__
+
+/* dirfd and path of an `at` triple, for fe_faking_at(). */
+#define AT2(dirfd, path, flags) dirfd, path
 
 STAT_WRAP(stat, struct stat, fe_sys_statat, fe_fix_stat,
 	  (const char *path, struct stat *st), A(AT_FDCWD, path, 0),
@@ -72,7 +75,7 @@ STAT_WRAP(fstatat64, struct stat64, fe_sys_statat64, fe_fix_stat64,
 	int name params                                                     \
 	{                                                                   \
 		int r = REAL(name, args);                                   \
-		if (r == 0 && fe_faking()) {                                \
+		if (r == 0 && fe_faking_at(AT2(at))) {                      \
 			struct fe_restat re = { at };                       \
 			fix(st, 0, &re);                                    \
 		}                                                           \
@@ -111,7 +114,7 @@ int statx(int dirfd, const char *path, int flags, unsigned int mask,
 {
 	int r;
 
-	if (!fe_faking())
+	if (!fe_faking_at(dirfd, path))
 		return REAL(statx, dirfd, path, flags, mask, stx);
 	/* The overlay needs the key and the fields it replaces; asking for
 	 * more than the caller did is allowed, the kernel says what it

@@ -55,7 +55,8 @@ FTSENT *fts_read(FTS *fts)
 {
 	FTSENT *e = REAL_PTR(fts_read, fts);
 
-	if (e && e->fts_statp && fts_has_stat(e->fts_info) && fe_faking())
+	if (e && e->fts_statp && fts_has_stat(e->fts_info) &&
+	    fe_faking_at(AT_FDCWD, e->fts_accpath))
 		fix_fts(e->fts_statp, e->fts_accpath, e->fts_info);
 	return e;
 }
@@ -64,7 +65,8 @@ FTSENT64 *fts64_read(FTS64 *fts)
 {
 	FTSENT64 *e = REAL_PTR(fts64_read, fts);
 
-	if (e && e->fts_statp && fts_has_stat(e->fts_info) && fe_faking())
+	if (e && e->fts_statp && fts_has_stat(e->fts_info) &&
+	    fe_faking_at(AT_FDCWD, e->fts_accpath))
 		fix_fts64(e->fts_statp, e->fts_accpath, e->fts_info);
 	return e;
 }
@@ -75,7 +77,8 @@ FTSENT *fts_children(FTS *fts, int options)
 
 	if (fe_faking())
 		for (FTSENT *e = list; e; e = e->fts_link)
-			if (e->fts_statp && fts_has_stat(e->fts_info))
+			if (e->fts_statp && fts_has_stat(e->fts_info) &&
+			    !fe_ignored(AT_FDCWD, e->fts_accpath))
 				fix_fts(e->fts_statp, e->fts_accpath,
 					e->fts_info);
 	return list;
@@ -87,7 +90,8 @@ FTSENT64 *fts64_children(FTS64 *fts, int options)
 
 	if (fe_faking())
 		for (FTSENT64 *e = list; e; e = e->fts_link)
-			if (e->fts_statp && fts_has_stat(e->fts_info))
+			if (e->fts_statp && fts_has_stat(e->fts_info) &&
+			    !fe_ignored(AT_FDCWD, e->fts_accpath))
 				fix_fts64(e->fts_statp, e->fts_accpath,
 					  e->fts_info);
 	return list;
@@ -109,7 +113,7 @@ FTSENT64 *fts64_children(FTS64 *fts, int options)
 	static int tramp_##name tparams                                      \
 	{                                                                    \
 		st_t copy;                                                   \
-		if (flag != FTW_NS && st) {                                  \
+		if (flag != FTW_NS && st && !fe_ignored(AT_FDCWD, path)) {   \
 			struct fe_restat re = {                              \
 				AT_FDCWD, path,                              \
 				flag == FTW_SL || flag == FTW_SLN ?          \

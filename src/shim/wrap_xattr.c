@@ -364,7 +364,7 @@ static int remove_core(const struct xt *t, const char *name)
 int setxattr(const char *path, const char *name, const void *value, size_t size,
 	     int flags)
 {
-	if (!fe_faking())
+	if (!fe_faking_at(AT_FDCWD, path))
 		return REAL(setxattr, path, name, value, size, flags);
 	return fe_ret(set_core(&XT_PATH(path), name, value, size, flags),
 		      errno);
@@ -373,7 +373,7 @@ int setxattr(const char *path, const char *name, const void *value, size_t size,
 int lsetxattr(const char *path, const char *name, const void *value,
 	      size_t size, int flags)
 {
-	if (!fe_faking())
+	if (!fe_faking_at(AT_FDCWD, path))
 		return REAL(lsetxattr, path, name, value, size, flags);
 	return fe_ret(set_core(&XT_LINK(path), name, value, size, flags),
 		      errno);
@@ -382,70 +382,70 @@ int lsetxattr(const char *path, const char *name, const void *value,
 int fsetxattr(int fd, const char *name, const void *value, size_t size,
 	      int flags)
 {
-	if (!fe_faking())
+	if (!fe_faking_at(fd, ""))
 		return REAL(fsetxattr, fd, name, value, size, flags);
 	return fe_ret(set_core(&XT_FD(fd), name, value, size, flags), errno);
 }
 
 ssize_t getxattr(const char *path, const char *name, void *value, size_t size)
 {
-	if (!fe_faking())
+	if (!fe_faking_at(AT_FDCWD, path))
 		return REAL(getxattr, path, name, value, size);
 	return xret(get_core(&XT_PATH(path), name, value, size), errno);
 }
 
 ssize_t lgetxattr(const char *path, const char *name, void *value, size_t size)
 {
-	if (!fe_faking())
+	if (!fe_faking_at(AT_FDCWD, path))
 		return REAL(lgetxattr, path, name, value, size);
 	return xret(get_core(&XT_LINK(path), name, value, size), errno);
 }
 
 ssize_t fgetxattr(int fd, const char *name, void *value, size_t size)
 {
-	if (!fe_faking())
+	if (!fe_faking_at(fd, ""))
 		return REAL(fgetxattr, fd, name, value, size);
 	return xret(get_core(&XT_FD(fd), name, value, size), errno);
 }
 
 ssize_t listxattr(const char *path, char *list, size_t size)
 {
-	if (!fe_faking())
+	if (!fe_faking_at(AT_FDCWD, path))
 		return REAL(listxattr, path, list, size);
 	return xret(list_core(&XT_PATH(path), list, size), errno);
 }
 
 ssize_t llistxattr(const char *path, char *list, size_t size)
 {
-	if (!fe_faking())
+	if (!fe_faking_at(AT_FDCWD, path))
 		return REAL(llistxattr, path, list, size);
 	return xret(list_core(&XT_LINK(path), list, size), errno);
 }
 
 ssize_t flistxattr(int fd, char *list, size_t size)
 {
-	if (!fe_faking())
+	if (!fe_faking_at(fd, ""))
 		return REAL(flistxattr, fd, list, size);
 	return xret(list_core(&XT_FD(fd), list, size), errno);
 }
 
 int removexattr(const char *path, const char *name)
 {
-	if (!fe_faking())
+	if (!fe_faking_at(AT_FDCWD, path))
 		return REAL(removexattr, path, name);
 	return fe_ret(remove_core(&XT_PATH(path), name), errno);
 }
 
 int lremovexattr(const char *path, const char *name)
 {
-	if (!fe_faking())
+	if (!fe_faking_at(AT_FDCWD, path))
 		return REAL(lremovexattr, path, name);
 	return fe_ret(remove_core(&XT_LINK(path), name), errno);
 }
 
 int fremovexattr(int fd, const char *name)
 {
-	if (!fe_faking())
+	if (!fe_faking_at(fd, ""))
 		return REAL(fremovexattr, fd, name);
 	return fe_ret(remove_core(&XT_FD(fd), name), errno);
 }
