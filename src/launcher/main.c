@@ -33,6 +33,7 @@ struct opts {
 	struct fe_sess_opts sess; /* what the daemon is started with */
 	bool linger_set;          /* --linger given */
 	bool state_set;           /* --state given (not $FAKEENV_STATE) */
+	bool trace_set;           /* --trace given (not $FAKEENV_TRACE) */
 	char **cmd;               /* CMD and ARGS, NULL-terminated, never
 				     empty */
 	const char *lib;          /* -l LIBRARY, or NULL: the located shim */
@@ -58,7 +59,7 @@ static bool called_fakeroot(const char *argv0)
 #define FAKEROOT_COMPAT "1.31"
 
 /* Long-only options take ids from here, above every short letter. */
-enum { OPT_LONG_ONLY = 256, OPT_STATE, OPT_INTERVAL, OPT_LINGER };
+enum { OPT_LONG_ONLY = 256, OPT_STATE, OPT_INTERVAL, OPT_LINGER, OPT_TRACE };
 
 /*
  * The options, one a line; getopt's tables and --help are built from this.
@@ -83,6 +84,8 @@ static const struct opt_def {
 	  "write the journal this often while it has changes" },
 	{ OPT_LINGER, "linger", required_argument, "SECONDS",
 	  "seconds a --state daemon stays after its last client" },
+	{ OPT_TRACE, "trace", required_argument, "FILE",
+	  "append a line per faked change to FILE" },
 	/* fakeroot's own options, for callers that know only fakeroot. */
 	{ 'l', "lib", required_argument, "LIBRARY",
 	  "preload LIBRARY, a libfakeenv.so, instead of ours" },
@@ -210,6 +213,10 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 			o->sess.linger = seconds_arg("--linger", optarg);
 			o->linger_set = true;
 			break;
+		case OPT_TRACE:
+			o->sess.trace = optarg;
+			o->trace_set = true;
+			break;
 		case 'l':
 			o->lib = optarg;
 			break;
@@ -260,6 +267,14 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 		if (env && *env)
 			o->sess.state = env;
 	}
+	if (!o->sess.trace) {
+		const char *env = getenv(FE_ENV_TRACE);
+
+		if (env && *env)
+			o->sess.trace = env;
+	}
+	if (o->sess.trace && !*o->sess.trace)
+		die("--trace: empty file name");
 	if (o->linger_set && !o->sess.state)
 		fe_msg(0, "--linger applies to --state sessions only");
 	if (!o->linger_set)
@@ -461,6 +476,10 @@ int main(int argc, char **argv)
 			if (o.sess.save || o.sess.load || o.state_set)
 				fe_msg(0, "-s, -i and --state ignored: the "
 					  "outer session's state applies");
+			if (o.trace_set)
+				fe_msg(0, "--trace ignored: the outer "
+					  "session's daemon is already "
+					  "running");
 			if (o.lib || o.daemon)
 				fe_msg(0, "-l and --faked ignored: the outer "
 					  "session's library and daemon "
@@ -481,6 +500,9 @@ int main(int argc, char **argv)
 	daemon = o.daemon ? fe_loc_given("--faked", o.daemon, X_OK)
 			  : fe_loc_need(self, DAEMON_NAME, DAEMON_REL, X_OK);
 	fe_sess_start(&sess, daemon, &o.sess);
+	if (o.trace_set && !sess.daemon)
+		fe_msg(0, "--trace ignored: the daemon of %s was already "
+			  "running", sess.dir);
 	/* A --state daemon may have lost changes of other sessions. */
 	lost0 = o.sess.state ? lost_now(&sess) : 0;
 	/* And an earlier daemon may have left without writing them: CMD

@@ -555,6 +555,10 @@ static void spawn(struct fe_sess *s, const char *daemon,
 	}
 	if (o->unknown_is_real)
 		argv[argc++] = "--unknown-is-real";
+	if (o->trace) {
+		argv[argc++] = "--trace";
+		argv[argc++] = (char *)o->trace;
+	}
 	argv[argc] = NULL;
 	envp = daemon_env();
 

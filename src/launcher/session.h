@@ -31,6 +31,7 @@ struct fe_sess_opts {
 	unsigned linger;      /* --state: seconds to stay after the last
 				 client */
 	unsigned interval;    /* --checkpoint-interval, 0: none */
+	const char *trace;    /* --trace FILE, or NULL */
 };
 
 /* Seconds a --state daemon stays after its last client by default: long
