@@ -20,6 +20,7 @@
 #include "export.h"
 #include "fsck.h"
 #include "locate.h"
+#include "ls.h"
 #include "run.h"
 #include "session.h"
 #include "utils.h"
@@ -102,7 +103,8 @@ static const struct opt_def {
 	"  or:  fakeenv checkpoint|status [--state DIR]\n"       \
 	"  or:  fakeenv fsck [--salvage [-o OUT]] FILE\n"       \
 	"  or:  fakeenv export --format FORMAT [--state DIR | -i FILE] " \
-	"[ROOT]\n"
+	"[ROOT]\n"                                                  \
+	"  or:  fakeenv ls [--state DIR] PATH...\n"
 
 static void usage_short(void)
 {
@@ -146,6 +148,7 @@ static void help(void)
 	       "  export       print the state as an mtree, a device table\n"
 	       "               or mksquashfs pseudo definitions for the\n"
 	       "               files under ROOT (see fakeenv export --help)\n"
+	       "  ls PATH...   what the session holds for each PATH\n"
 	       "Without --state, checkpoint and status use $FAKEENV_STATE,\n"
 	       "else the session they run in.  FAKEENV_STATE=DIR also works\n"
 	       "as --state DIR for a session (default linger: 10 s).\n");
@@ -464,6 +467,8 @@ int main(int argc, char **argv)
 		return fe_fsck_main(argc - 1, argv + 1);
 	if (!as_fakeroot && argc > 1 && !strcmp(argv[1], "export"))
 		return fe_export_main(argc - 1, argv + 1);
+	if (!as_fakeroot && argc > 1 && !strcmp(argv[1], "ls"))
+		return fe_ls_main(argc - 1, argv + 1);
 	parse_opts(argc, argv, &o);
 
 	outer = getenv(FE_ENV_SOCKET);
