@@ -89,7 +89,8 @@ int fe_req_check(const void *buf, size_t len, const char **why);
  * says in count[0] how many fds fe_tab_map_fds() gives (the loop sends
  * them), or -ENOSYS.  SESSION and DETACH change *sess only.  XGET and
  * XLIST put what follows the reply in s->rep_data and s->rep_len (0 for
- * every other op).
+ * every other op).  With s->trace, a change that succeeded and changed
+ * the table adds its line (trace.h), from sess's peer and comm.
  */
 void fe_serve_req(struct fe_srv *s, struct fe_sess *sess,
 		  const struct fe_req *req, const char *tail,
