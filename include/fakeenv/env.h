@@ -65,6 +65,9 @@
  * restarted. */
 #define FE_ENV_STATE "FAKEENV_STATE"
 
+/* The launcher's default for --trace FILE.  Read by the launcher only. */
+#define FE_ENV_TRACE "FAKEENV_TRACE"
+
 /* "1": the shim does not map the shared table and asks the daemon for
  * every stat, as before it existed (for tests and debugging). */
 #define FE_ENV_NO_MAP "FAKEENV_NO_MAP"

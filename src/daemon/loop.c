@@ -134,6 +134,7 @@ struct loop {
 	uint64_t evicted;      /* connections closed to make room */
 	long long evict_log_ms; /* when that was last logged, 0: never */
 	struct fe_srv srv;
+	struct fe_trace trace; /* with cfg->trace: srv.trace points here */
 	union {
 		struct fe_req req; /* alignment for the header */
 		char bytes[FE_REQ_BUF];
@@ -391,6 +392,11 @@ static void admit(struct loop *lp, int fd)
 	}
 	c->fd = fd;
 	c->peer = cred.pid;
+	c->sess.peer = cred.pid;
+	/* Now, while the peer surely runs: its first change may come as it
+	 * exits. */
+	if (lp->srv.trace)
+		fe_trace_comm(cred.pid, c->sess.comm);
 	r = watch(lp, fd, c);
 	if (r < 0) {
 		fe_log("daemon: refusing pid %d: epoll: %s", (int)cred.pid,
@@ -494,6 +500,10 @@ static ssize_t send_data_reply(struct conn *c, const void *rep, size_t len,
 static bool reply_to(struct loop *lp, struct conn *c, const void *rep,
 		     size_t len, bool map)
 {
+	/* A change that returned, or that a read saw, is in the trace
+	 * before its caller goes on. */
+	if (lp->srv.trace)
+		fe_trace_flush(lp->srv.trace);
 	if (c->mute ||
 	    (map ? send_map_reply(lp, c, rep) :
 	     lp->srv.rep_len ?
@@ -1076,6 +1086,8 @@ static int run(struct loop *lp)
 			last_us = t;
 		} else if (spin)
 			continue; /* still looking: nothing else is due yet */
+		if (lp->srv.trace)
+			fe_trace_flush(lp->srv.trace);
 		fe_tab_rehash_step(&lp->srv.tab,
 				   n ? FE_TAB_STEP : IDLE_REHASH_STEP);
 		if (lp->lfd_paused &&
@@ -1270,6 +1282,14 @@ int fe_loop_run(const struct fe_loop_cfg *cfg)
 	r = fe_srv_init(&lp->srv, cfg->unknown_is_real);
 	if (r < 0)
 		goto out_free_loop;
+	if (cfg->trace_fd >= 0) {
+		r = fe_trace_init(&lp->trace, cfg->trace, cfg->trace_fd);
+		if (r < 0) {
+			fe_log("trace %s: %s", cfg->trace, fe_strerror(-r));
+			goto out_free_srv;
+		}
+		lp->srv.trace = &lp->trace;
+	}
 	r = fe_saver_init(&lp->saver);
 	if (r < 0)
 		goto out_free_srv;
@@ -1339,6 +1359,8 @@ out_close_sfd:
 out_free_saver:
 	fe_saver_free(&lp->saver);
 out_free_srv:
+	if (lp->srv.trace)
+		fe_trace_free(lp->srv.trace);
 	fe_srv_free(&lp->srv);
 out_free_loop:
 	if (lp->lfd >= 0) {

@@ -35,6 +35,8 @@ struct fe_loop_cfg {
 	int state_fd;         /* DIR opened when it was locked; -1 */
 	int log_fd;           /* log, opened and checked at start
 				 (fe_jnl_open_log()); -1 with log NULL */
+	const char *trace;    /* --trace FILE, or NULL */
+	int trace_fd;         /* it, opened by fe_jnl_open_trace(); -1 */
 };
 
 /*

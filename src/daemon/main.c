@@ -10,7 +10,8 @@
  *       that a successor waits until our last journal is written;
  *
  * OPTS: --unknown-is-real, --linger SECONDS, --checkpoint-interval
- * SECONDS.  Bad options exit 2 before anything is touched; a journal that
+ * SECONDS, --trace FILE (a line per change appended to FILE, which must
+ * be a regular file of ours or missing: else exit 125).  Bad options exit 2 before anything is touched; a journal that
  * cannot be loaded (missing, unreadable, refused) exits 125 (the
  * launcher's "fakeenv failed" status), with the reason on stderr.
  */
@@ -49,7 +50,8 @@ static void usage_error(const char *fmt, ...)
 	fputs("\nusage: fakeenvd --listen-fd N (--dir DIR [--load FILE] "
 	      "[--save FILE] | --state DIR)\n"
 	      "                [--unknown-is-real] [--linger SECONDS] "
-	      "[--checkpoint-interval SECONDS]\n",
+	      "[--checkpoint-interval SECONDS]\n"
+	      "                [--trace FILE]\n",
 	      stderr);
 	exit(2);
 }
@@ -151,10 +153,36 @@ static int open_log(struct fe_loop_cfg *cfg)
 	return 0;
 }
 
+/*
+ * Open the --trace file before the load.  One that is not a regular file
+ * of ours, or cannot be opened, refuses the start: the user asked for a
+ * trace and would get none.  A full disk (the file cannot be made) runs
+ * without one, as a full disk later stops it: the session goes on.
+ * Returns 0 or -EINVAL (said).
+ */
+static int open_trace(struct fe_loop_cfg *cfg)
+{
+	char msg[PATH_MAX + 128];
+	int fd = fe_jnl_open_trace(cfg->trace, msg, sizeof(msg));
+
+	if (fd == -ENOSPC || fd == -EDQUOT) {
+		fe_log("%s; no trace is written, the session goes on", msg);
+		cfg->trace = NULL;
+		return 0;
+	}
+	if (fd < 0) {
+		fe_log("%s; refusing to start", msg);
+		return -EINVAL;
+	}
+	cfg->trace_fd = fd;
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	static char sock[PATH_MAX], journal[PATH_MAX], log[PATH_MAX];
-	struct fe_loop_cfg cfg = { .linger = 0, .state_fd = -1, .log_fd = -1 };
+	struct fe_loop_cfg cfg = { .linger = 0, .state_fd = -1, .log_fd = -1,
+				   .trace_fd = -1 };
 	const char *dir = NULL, *state = NULL;
 	const char *end;
 	bool have_fd = false;
@@ -177,6 +205,10 @@ int main(int argc, char **argv)
 			cfg.save = value(argv, &i);
 		} else if (!strcmp(a, "--linger")) {
 			cfg.linger = seconds(argv, &i);
+		} else if (!strcmp(a, "--trace")) {
+			cfg.trace = value(argv, &i);
+			if (!*cfg.trace)
+				usage_error("--trace: empty file name");
 		} else if (!strcmp(a, "--checkpoint-interval")) {
 			cfg.interval = seconds(argv, &i);
 		} else if (!strcmp(a, "--listen-fd")) {
@@ -242,6 +274,10 @@ int main(int argc, char **argv)
 			unlink(sock);
 			return FE_DAEMON_EXIT_REFUSED;
 		}
+	}
+	if (cfg.trace && open_trace(&cfg) < 0) {
+		unlink(sock);
+		return FE_DAEMON_EXIT_REFUSED;
 	}
 	cfg.listen_fd = (int)fd;
 	cfg.sock = sock;

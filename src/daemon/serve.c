@@ -1117,9 +1117,9 @@ static void op_xdel(struct fe_srv *s, const struct fe_req *req,
 		rep->err = r;
 }
 
-void fe_serve_req(struct fe_srv *s, struct fe_sess *sess,
-		  const struct fe_req *req, const char *tail,
-		  struct fe_rep *rep)
+static void serve_req(struct fe_srv *s, struct fe_sess *sess,
+		      const struct fe_req *req, const char *tail,
+		      struct fe_rep *rep)
 {
 	memset(rep, 0, sizeof(*rep));
 	s->rep_data = NULL;
@@ -1196,4 +1196,156 @@ void fe_serve_req(struct fe_srv *s, struct fe_sess *sess,
 		if (rep->err)
 			s->lost++;
 	}
+}
+
+/* ---- the trace ---- */
+
+/* The ops whose changes are traced: every one that changes a record. */
+static bool traced(uint16_t op)
+{
+	switch (op) {
+	case FE_OP_CHOWN:
+	case FE_OP_CHMOD:
+	case FE_OP_MKNOD:
+	case FE_OP_CREATE:
+	case FE_OP_DROP:
+	case FE_OP_RENAME:
+	case FE_OP_RENAMEDIR:
+	case FE_OP_XSET:
+	case FE_OP_XDEL:
+		return true;
+	}
+	return false;
+}
+
+/* What req's file shows now, from its live record or from the real file;
+ * with xcopy and pcopy (the state before a change, which the put may move
+ * in the arena) its xattr block and path are copied there. */
+static void trace_side(struct fe_srv *s, const struct fe_req *req,
+		       struct fe_trace_side *side, unsigned char *xcopy,
+		       char *pcopy)
+{
+	struct fe_rec rec;
+	struct fe_rep v;
+	bool found = fe_tab_find(&s->tab, req->dev, req->ino, &rec) &&
+		     !stale(&rec, req);
+	const char *path;
+
+	memset(side, 0, sizeof(*side));
+	reply_rec(s, req, found ? &rec : NULL, &v);
+	side->rec = found;
+	side->orphan = found && (rec.flags & FE_REC_ORPHAN);
+	side->uid = v.uid;
+	side->gid = v.gid;
+	side->mode = v.mode;
+	side->dev = v.flags & FE_R_DEV;
+	side->rdev = v.rdev;
+	if (!found)
+		return;
+	fe_tab_xattrs(&s->tab, &rec, &side->xattrs, &side->xattrs_len);
+	path = fe_tab_path(&s->tab, &rec);
+	side->path = path && *path ? path : NULL;
+	if (!xcopy)
+		return;
+	if (side->xattrs && side->xattrs_len <= FE_XATTR_REC_MAX) {
+		memcpy(xcopy, side->xattrs, side->xattrs_len);
+		side->xattrs = xcopy;
+	} else {
+		side->xattrs = NULL; /* a journal's outsize block: not shown */
+		side->xattrs_len = 0;
+	}
+	if (side->path && strlen(side->path) <= FE_PATH_MAX) {
+		strcpy(pcopy, side->path);
+		side->path = pcopy;
+	} else {
+		side->path = NULL;
+	}
+}
+
+/* The line of a change that was applied (it counted in s->changes). */
+static void trace_line(struct fe_srv *s, const struct fe_sess *sess,
+		       const struct fe_req *req, const char *tail,
+		       const struct fe_trace_side *old, uint64_t changes)
+{
+	struct fe_trace_change c = {
+		.pid = sess->peer,
+		.comm = sess->comm,
+		.dev = req->dev,
+		.ino = req->ino,
+	};
+	struct fe_trace_side new;
+	struct xreq x;
+
+	trace_side(s, req, &new, NULL, NULL);
+	switch (req->op) {
+	case FE_OP_CHOWN:
+		c.op = "chown";
+		c.path = tail;
+		c.always_owner = true;
+		break;
+	case FE_OP_CHMOD:
+		c.op = "chmod";
+		c.path = tail;
+		c.always_mode = true;
+		break;
+	case FE_OP_MKNOD:
+		c.op = "mknod";
+		c.path = tail;
+		c.always_owner = c.always_mode = c.always_type = true;
+		break;
+	case FE_OP_CREATE:
+		c.op = "create";
+		c.path = tail;
+		c.always_owner = c.always_mode = true;
+		break;
+	case FE_OP_DROP:
+		c.op = "drop";
+		break;
+	case FE_OP_RENAME:
+		c.op = "rename";
+		c.path = tail;
+		c.always_path = true;
+		break;
+	case FE_OP_RENAMEDIR:
+		c.op = "renamedir";
+		c.path = tail + strlen(tail) + 1;
+		c.always_path = true;
+		c.moved = changes;
+		break;
+	case FE_OP_XSET:
+	case FE_OP_XDEL:
+		xreq_of(req, tail, &x);
+		c.op = req->op == FE_OP_XSET ? "xset" : "xdel";
+		c.path = x.path;
+		c.xname = x.name;
+		break;
+	}
+	if (req->op == FE_OP_RENAMEDIR) {
+		/* The directory may have no record of its own: the paths
+		 * are the request's. */
+		new.path = c.path;
+		if (!old->path) {
+			struct fe_trace_side o = *old;
+
+			o.path = tail;
+			fe_trace_add(s->trace, &c, &o, &new);
+			return;
+		}
+	}
+	fe_trace_add(s->trace, &c, old, &new);
+}
+
+void fe_serve_req(struct fe_srv *s, struct fe_sess *sess,
+		  const struct fe_req *req, const char *tail,
+		  struct fe_rep *rep)
+{
+	struct fe_trace_side old;
+	uint64_t changes = s->changes;
+	bool tr = s->trace && traced(req->op);
+
+	if (tr)
+		trace_side(s, req, &old, s->trace->xold, s->trace->pold);
+	serve_req(s, sess, req, tail, rep);
+	if (tr && !rep->err && s->changes != changes)
+		trace_line(s, sess, req, tail, &old, s->changes - changes);
 }

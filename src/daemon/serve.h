@@ -12,6 +12,7 @@
 
 #include "fakeenv/proto.h"
 #include "table.h"
+#include "trace.h"
 
 /* The receive buffer: a whole valid message fits, and one byte more shows
  * that a message is too long. */
@@ -38,6 +39,7 @@ struct fe_srv {
 	uint64_t reaped;       /* orphans dropped since start */
 	uint64_t reap_kept;    /* orphans the last reap found still open */
 	uint64_t lost;         /* one-way changes that failed (ENOMEM) */
+	struct fe_trace *trace; /* --trace: each change's line; NULL: off */
 };
 
 /* A connection's session, set by SESSION and DETACH. */
@@ -46,6 +48,9 @@ struct fe_sess {
 	pid_t pgid;    /* CMD's process group, 0: none */
 	bool attached; /* SESSION seen and no DETACH since: closing this
 			  connection means the launcher died */
+	pid_t peer;    /* the sender (SO_PEERCRED), for the trace */
+	char comm[FE_TRACE_COMM]; /* its name, read when it connected
+				     while tracing; "": unknown */
 };
 
 /* Make the shared state with an empty table.  Returns 0 or -ENOMEM. */
@@ -84,7 +89,8 @@ int fe_req_check(const void *buf, size_t len, const char **why);
  * says in count[0] how many fds fe_tab_map_fds() gives (the loop sends
  * them), or -ENOSYS.  SESSION and DETACH change *sess only.  XGET and
  * XLIST put what follows the reply in s->rep_data and s->rep_len (0 for
- * every other op).
+ * every other op).  With s->trace, a change that succeeded and changed
+ * the table adds its line (trace.h), from sess's peer and comm.
  */
 void fe_serve_req(struct fe_srv *s, struct fe_sess *sess,
 		  const struct fe_req *req, const char *tail,

@@ -1099,6 +1099,15 @@ int fe_jnl_open_log(const char *path, char *msg, size_t msg_size)
 			    &target, msg, msg_size);
 }
 
+int fe_jnl_open_trace(const char *path, char *msg, size_t msg_size)
+{
+	struct stat st;
+	char *target;
+
+	return open_checked("trace", path, 0, O_WRONLY | O_APPEND | O_CREAT,
+			    &st, &target, msg, msg_size);
+}
+
 int fe_jnl_read_file(const char *path, unsigned char **buf, size_t *len)
 {
 	unsigned char *b;

@@ -257,6 +257,10 @@ int fe_jnl_load(const char *path, unsigned flags, unsigned char **buf,
  */
 int fe_jnl_open_log(const char *path, char *msg, size_t msg_size);
 
+/* The same for a trace file (fakeenv --trace FILE): msg says "trace
+ * PATH: ...". */
+int fe_jnl_open_trace(const char *path, char *msg, size_t msg_size);
+
 /*
  * Read the whole file at path into a malloc'd buffer (*buf, *len), for
  * tools and tests that want the bytes as they are (damaged or another

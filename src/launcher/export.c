@@ -823,3 +823,41 @@ out:
 	free(jpath);
 	return r ? FE_EXIT_FAIL : 0;
 }
+
+/* ---- the state for other commands (fakeenv ls) ---- */
+
+struct fe_export_state {
+	unsigned char *buf;
+	struct fe_jnl_view v;
+	struct recmap m;
+};
+
+struct fe_export_state *fe_export_open(const char *state, const char *file)
+{
+	struct fe_export_state *x = xmalloc(sizeof(*x));
+	char *jpath;
+
+	if (state) {
+		sync_state(state);
+		jpath = xasprintf("%s/journal", state);
+	} else {
+		jpath = xstrdup(file);
+	}
+	x->buf = load(jpath, state ? 0 : FE_JNL_FOLLOW, &x->v);
+	map_build(&x->m, &x->v, jpath);
+	free(jpath);
+	return x;
+}
+
+bool fe_export_find(const struct fe_export_state *x, const char *path,
+		    const struct stat *st, struct fe_jnl_rec *r)
+{
+	return map_find(&x->m, path, st, r);
+}
+
+void fe_export_close(struct fe_export_state *x)
+{
+	map_free(&x->m);
+	free(x->buf);
+	free(x);
+}

@@ -21,6 +21,7 @@
 #include "fsck.h"
 #include "locate.h"
 #include "relocate.h"
+#include "ls.h"
 #include "run.h"
 #include "session.h"
 #include "utils.h"
@@ -34,6 +35,7 @@ struct opts {
 	struct fe_sess_opts sess; /* what the daemon is started with */
 	bool linger_set;          /* --linger given */
 	bool state_set;           /* --state given (not $FAKEENV_STATE) */
+	bool trace_set;           /* --trace given (not $FAKEENV_TRACE) */
 	char **cmd;               /* CMD and ARGS, NULL-terminated, never
 				     empty */
 	const char *lib;          /* -l LIBRARY, or NULL: the located shim */
@@ -60,7 +62,7 @@ static bool called_fakeroot(const char *argv0)
 #define FAKEROOT_COMPAT "1.31"
 
 /* Long-only options take ids from here, above every short letter. */
-enum { OPT_LONG_ONLY = 256, OPT_STATE, OPT_INTERVAL, OPT_LINGER };
+enum { OPT_LONG_ONLY = 256, OPT_STATE, OPT_INTERVAL, OPT_LINGER, OPT_TRACE };
 enum { OPT_IGNORE_PATH = OPT_LONG_ONLY + 64 };
 
 /*
@@ -88,6 +90,8 @@ static const struct opt_def {
 	  "seconds a --state daemon stays after its last client" },
 	{ OPT_IGNORE_PATH, "ignore-path", required_argument, "PREFIX",
 	  "files under PREFIX are real: never recorded (repeatable)" },
+	{ OPT_TRACE, "trace", required_argument, "FILE",
+	  "append a line per faked change to FILE" },
 	/* fakeroot's own options, for callers that know only fakeroot. */
 	{ 'l', "lib", required_argument, "LIBRARY",
 	  "preload LIBRARY, a libfakeenv.so, instead of ours" },
@@ -106,7 +110,8 @@ static const struct opt_def {
 	"  or:  fakeenv fsck --against-fs [--state DIR | FILE]\n" \
 	"  or:  fakeenv state relocate OLD NEW [--state DIR | FILE]\n" \
 	"  or:  fakeenv export --format FORMAT [--state DIR | -i FILE] " \
-	"[ROOT]\n"
+	"[ROOT]\n"                                                  \
+	"  or:  fakeenv ls [--state DIR] PATH...\n"
 
 static void usage_short(void)
 {
@@ -153,6 +158,7 @@ static void help(void)
 	       "               files under ROOT (see fakeenv export --help)\n"
 	       "  state relocate OLD NEW  after a tree moved outside any\n"
 	       "               session: its records follow it to NEW\n"
+	       "  ls PATH...   what the session holds for each PATH\n"
 	       "Without --state, checkpoint and status use $FAKEENV_STATE,\n"
 	       "else the session they run in.  FAKEENV_STATE=DIR also works\n"
 	       "as --state DIR for a session (default linger: 10 s).\n");
@@ -223,6 +229,10 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 		case OPT_IGNORE_PATH:
 			fe_run_ignore_add(&o->ignore, optarg);
 			break;
+		case OPT_TRACE:
+			o->sess.trace = optarg;
+			o->trace_set = true;
+			break;
 		case 'l':
 			o->lib = optarg;
 			break;
@@ -273,6 +283,14 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 		if (env && *env)
 			o->sess.state = env;
 	}
+	if (!o->sess.trace) {
+		const char *env = getenv(FE_ENV_TRACE);
+
+		if (env && *env)
+			o->sess.trace = env;
+	}
+	if (o->sess.trace && !*o->sess.trace)
+		die("--trace: empty file name");
 	if (o->linger_set && !o->sess.state)
 		fe_msg(0, "--linger applies to --state sessions only");
 	if (!o->linger_set)
@@ -464,6 +482,8 @@ int main(int argc, char **argv)
 		return fe_export_main(argc - 1, argv + 1);
 	if (!as_fakeroot && argc > 1 && !strcmp(argv[1], "state"))
 		return fe_relocate_main(argc - 1, argv + 1);
+	if (!as_fakeroot && argc > 1 && !strcmp(argv[1], "ls"))
+		return fe_ls_main(argc - 1, argv + 1);
 	parse_opts(argc, argv, &o);
 
 	outer = getenv(FE_ENV_SOCKET);
@@ -476,6 +496,10 @@ int main(int argc, char **argv)
 			if (o.sess.save || o.sess.load || o.state_set)
 				fe_msg(0, "-s, -i and --state ignored: the "
 					  "outer session's state applies");
+			if (o.trace_set)
+				fe_msg(0, "--trace ignored: the outer "
+					  "session's daemon is already "
+					  "running");
 			if (o.lib || o.daemon)
 				fe_msg(0, "-l and --faked ignored: the outer "
 					  "session's library and daemon "
@@ -497,6 +521,9 @@ int main(int argc, char **argv)
 	daemon = o.daemon ? fe_loc_given("--faked", o.daemon, X_OK)
 			  : fe_loc_need(self, DAEMON_NAME, DAEMON_REL, X_OK);
 	fe_sess_start(&sess, daemon, &o.sess);
+	if (o.trace_set && !sess.daemon)
+		fe_msg(0, "--trace ignored: the daemon of %s was already "
+			  "running", sess.dir);
 	/* A --state daemon may have lost changes of other sessions. */
 	lost0 = o.sess.state ? lost_now(&sess) : 0;
 	/* And an earlier daemon may have left without writing them: CMD

@@ -555,6 +555,10 @@ static void spawn(struct fe_sess *s, const char *daemon,
 	}
 	if (o->unknown_is_real)
 		argv[argc++] = "--unknown-is-real";
+	if (o->trace) {
+		argv[argc++] = "--trace";
+		argv[argc++] = (char *)o->trace;
+	}
 	argv[argc] = NULL;
 	envp = daemon_env();
 
@@ -811,6 +815,41 @@ int fe_sess_call(struct fe_sess *s, const struct fe_req *req,
 		 struct fe_rep *rep)
 {
 	return xchg(s, req, rep, sizeof(*rep));
+}
+
+int fe_sess_call_data(struct fe_sess *s, const struct fe_req *req,
+		      const void *tail, struct fe_rep *rep, void *data,
+		      size_t size, size_t *got)
+{
+	struct iovec out[2] = { { (void *)req, sizeof(*req) },
+				{ (void *)tail, req->tail_len } };
+	struct iovec in[2] = { { rep, sizeof(*rep) }, { data, size } };
+	struct msghdr mo = { .msg_iov = out, .msg_iovlen = 2 };
+	struct msghdr mi = { .msg_iov = in, .msg_iovlen = 2 };
+	ssize_t n;
+
+	*got = 0;
+	if (s->ctl < 0)
+		return -EBADF;
+	do
+		n = sendmsg(s->ctl, &mo, MSG_NOSIGNAL);
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return errno == EPIPE ? -ECONNRESET : -errno;
+	if ((size_t)n != sizeof(*req) + req->tail_len)
+		return -EPROTO;
+	do
+		n = recvmsg(s->ctl, &mi, 0);
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return -errno;
+	if (n == 0)
+		return -ECONNRESET;
+	if ((size_t)n < sizeof(*rep) || (mi.msg_flags & MSG_TRUNC) ||
+	    rep->err > 0)
+		return -EPROTO;
+	*got = (size_t)n - sizeof(*rep);
+	return rep->err;
 }
 
 int fe_sess_attach(struct fe_sess *s, pid_t pid, pid_t pgid)

@@ -31,6 +31,7 @@ struct fe_sess_opts {
 	unsigned linger;      /* --state: seconds to stay after the last
 				 client */
 	unsigned interval;    /* --checkpoint-interval, 0: none */
+	const char *trace;    /* --trace FILE, or NULL */
 };
 
 /* Seconds a --state daemon stays after its last client by default: long
@@ -81,6 +82,13 @@ int fe_sess_status(struct fe_sess *s, struct fe_status *st);
  * when the daemon closed the connection, -EPROTO for a malformed reply). */
 int fe_sess_call(struct fe_sess *s, const struct fe_req *req,
 		 struct fe_rep *rep);
+
+/* The same for a request with a tail (tail_len bytes, set in req) whose
+ * reply may carry up to size bytes of data (XGET, XLIST): *got says how
+ * many came. */
+int fe_sess_call_data(struct fe_sess *s, const struct fe_req *req,
+		      const void *tail, struct fe_rep *rep, void *data,
+		      size_t size, size_t *got);
 
 /* Tell the daemon which process (PID) and group (PGID, 0 for none) to kill
  * if the launcher dies.  Returns 0 or -errno. */
