@@ -1,7 +1,7 @@
 /*
  * fopen: N times fp = fopen(DIR/fopen.out, "w"); fflush(fp); fclose(fp).
- * The file exists after the first pass: DESIGN.md says opening an existing
- * file costs what it costs natively.
+ * The file exists after the first pass: opening an existing file must cost
+ * what it costs natively (README, "How it works").
  *
  *   fopen [N] [DIR]      N defaults to 1,000,000, DIR to "."
  */

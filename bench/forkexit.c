@@ -1,7 +1,7 @@
 /*
  * forkexit: N times fork, child _exit(0), parent waitpid.  Measures what a
- * preloaded library costs at process start and exit (DESIGN.md principle
- * 3: nothing at process start).
+ * preloaded library costs at process start and exit (the shim does
+ * nothing at process start: README, "How it works").
  *
  *   forkexit [N]         N defaults to 20,000
  */

@@ -1,7 +1,7 @@
 /*
  * The shared read-only mapping of the record table: the daemon writes it,
- * every process of the session reads it without a round trip (DESIGN.md,
- * principle 5).  The daemon alone writes; readers never write.
+ * every process of the session reads it without a round trip.  The daemon
+ * alone writes; readers never write.
  *
  * Layout.  Each slot array lives in its own memfd: a struct fe_map_arr
  * header (64 bytes) followed by cap struct fe_slot.  A one-page "root"

@@ -28,7 +28,7 @@ check_eq "a session under ulimit -n $lim starts and fakes" "$out" "$lim
 [ "$lim" = 1048576 ] || echo "# ulimit -n 1048576 not allowed here: tested with the hard limit $lim"
 
 # env -i and LD_PRELOAD= drop the session's variables: the exec wrappers
-# must restore them (STYLE.md 7.6).
+# must restore them.
 check_eq "env -i keeps the command in the session" "$(fe env -i /usr/bin/id -u 2>&1)" 0
 check_eq "env -u LD_PRELOAD keeps the command in the session" \
 	"$(fe env -u LD_PRELOAD /usr/bin/id -u 2>&1)" 0

@@ -2,7 +2,7 @@
 # Exec and spawn keep the child in the session whatever environment it is
 # given (env -i, env -u LD_PRELOAD, an empty or tiny envp, a NULL envp),
 # through every entry point and from a vfork child, and the child starts
-# with the fake ids the process has at exec time (STYLE.md 7.5, 7.6).
+# with the fake ids the process has at exec time.
 . "$(dirname "$0")/lib.sh"
 
 S=$H/spawn

@@ -2,7 +2,7 @@
 # Programs that close every fd (a loop to 1023, close_range, closefrom) or
 # dup2/dup3 a file of their own over the shim's socket: the shim never
 # writes into the program's file, notices the fd is no longer its socket,
-# and connects again (STYLE.md 7.7).
+# and connects again.
 . "$(dirname "$0")/lib.sh"
 
 X=$H/hostile

@@ -1,8 +1,7 @@
 #!/bin/bash
 # Children keep faking however they are made: fork (t-processes),
 # vfork+exec, posix_spawn with a tiny envp, execve with an empty envp,
-# system(), popen(), and a raw clone() with no atfork handler (STYLE.md
-# 7.5, 7.6).
+# system(), popen(), and a raw clone() with no atfork handler.
 . "$(dirname "$0")/lib.sh"
 
 X=$H/hostile

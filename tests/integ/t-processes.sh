@@ -2,8 +2,7 @@
 # The shim across fork (also before the process's first call, and while
 # other threads are mid-call), a vfork child that calls in, vfork+exec,
 # posix_spawn, threads, a signal handler calling stat during the main
-# thread's round trips, closefrom and dup2 over the shim's fd (STYLE.md
-# 7.4-7.8, 9).
+# thread's round trips, closefrom and dup2 over the shim's fd.
 . "$(dirname "$0")/lib.sh"
 
 for c in fork fork-quiet fork-busy vfork-call vfork-exec spawn threads signal \
