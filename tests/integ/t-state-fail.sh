@@ -29,7 +29,8 @@ else
 	S=$FULL/st
 	must "state dir" as_user mkdir "$S"
 	# Until ENOSPC: dd's failure is the point.
-	as_user dd if=/dev/zero of="$FULL/fill" bs=1k >/dev/null 2>&1
+	as_user dd if=/dev/zero of="$FULL/fill" bs=4k >/dev/null 2>&1
+	must "the disk is full" test "$(stat -f -c %a "$FULL")" = 0
 	must "files" as_user sh -c 'mkdir t && for i in $(seq 1 2000); do : >t/f$i; done'
 	cat >run.sh <<'EOS'
 chown -R 5:5 t

@@ -99,7 +99,8 @@ if ! full_disk; then
 	skip "a full disk stops the trace only" "needs root to mount a small tmpfs"
 else
 	must "trace file" as_user touch "$FULL/trace"
-	as_user dd if=/dev/zero of="$FULL/fill" bs=1k >/dev/null 2>&1
+	as_user dd if=/dev/zero of="$FULL/fill" bs=4k >/dev/null 2>&1
+	must "the disk is full" test "$(stat -f -c %a "$FULL")" = 0
 	out=$(fe_opt --trace "$FULL/trace" -- sh -c '
 		chown -R 6:6 m1 && stat -c %u:%g m1/f7 && exit 3' 2>&1); rc=$?
 	check_eq "full disk: the command's exit status" "$rc" 3
