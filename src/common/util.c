@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 int fe_write_full(int fd, const void *buf, size_t len)
@@ -160,6 +161,49 @@ const char *fe_strerror(int err)
 		return msg;
 	fe_fmt(other, sizeof(other), "error %d", err);
 	return other;
+}
+
+size_t fe_path_lexical(char *s)
+{
+	size_t w = 0, r = 0;
+
+	while (s[r]) {
+		size_t n = 0;
+
+		while (s[r] == '/')
+			r++;
+		while (s[r + n] && s[r + n] != '/')
+			n++;
+		if (n == 2 && s[r] == '.' && s[r + 1] == '.') {
+			while (w > 0 && s[--w] != '/')
+				;
+		} else if (n && !(n == 1 && s[r] == '.')) {
+			/* Every component written had a '/' read before
+			 * it: w never passes r. */
+			s[w++] = '/';
+			memmove(s + w, s + r, n);
+			w += n;
+		}
+		r += n;
+	}
+	if (w == 0)
+		s[w++] = '/';
+	s[w] = '\0';
+	return w;
+}
+
+char fe_type_char(uint32_t mode)
+{
+	switch (mode & S_IFMT) {
+	case S_IFREG: return '-';
+	case S_IFDIR: return 'd';
+	case S_IFLNK: return 'l';
+	case S_IFCHR: return 'c';
+	case S_IFBLK: return 'b';
+	case S_IFIFO: return 'p';
+	case S_IFSOCK: return 's';
+	}
+	return '?';
 }
 
 int fe_parse_u32(const char *s, uint32_t *out, const char **end)

@@ -33,6 +33,17 @@ void fe_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * "No such file or directory", "error N" for a number libc does not know. */
 const char *fe_strerror(int err);
 
+/* The absolute path s, in place, cleaned as the kernel would walk it if no
+ * component were a symbolic link: no empty or "." component, each ".."
+ * taking the one before it, no trailing slash; "/" stays "/".  No link is
+ * resolved ("/a/link/.." is "/a").  s must start with '/'; the result is
+ * never longer.  Returns its length. */
+size_t fe_path_lexical(char *s);
+
+/* ls's letter for the file type in mode: '-', 'd', 'l', 'c', 'b', 'p',
+ * 's', or '?'. */
+char fe_type_char(uint32_t mode);
+
 /* Parse a decimal uint32 from s up to the first char in stops (or NUL).
  * Returns 0 and sets *out, *end; -EINVAL when there is no digit or the
  * value overflows. */

@@ -206,20 +206,6 @@ void fe_trace_comm(pid_t pid, char *comm)
 	comm[n] = '\0';
 }
 
-static char type_char(uint32_t mode)
-{
-	switch (mode & S_IFMT) {
-	case S_IFREG: return '-';
-	case S_IFDIR: return 'd';
-	case S_IFLNK: return 'l';
-	case S_IFCHR: return 'c';
-	case S_IFBLK: return 'b';
-	case S_IFIFO: return 'p';
-	case S_IFSOCK: return 's';
-	}
-	return '?';
-}
-
 static bool is_dev(const struct fe_trace_side *s)
 {
 	return S_ISCHR(s->mode) || S_ISBLK(s->mode);
@@ -303,8 +289,8 @@ void fe_trace_add(struct fe_trace *t, const struct fe_trace_change *c,
 		putf(&b, " mode %04o -> %04o", old->mode & 07777,
 		     new->mode & 07777);
 	if (c->always_type || (old->mode & S_IFMT) != (new->mode & S_IFMT))
-		putf(&b, " type %c -> %c", type_char(old->mode),
-		     type_char(new->mode));
+		putf(&b, " type %c -> %c", fe_type_char(old->mode),
+		     fe_type_char(new->mode));
 	if ((c->always_type && (is_dev(old) || is_dev(new))) ||
 	    is_dev(old) != is_dev(new) ||
 	    (is_dev(new) && old->rdev != new->rdev)) {

@@ -79,26 +79,12 @@ static void put_esc(const char *s, size_t n)
 	}
 }
 
-static char type_char(uint32_t mode)
-{
-	switch (mode & S_IFMT) {
-	case S_IFREG: return '-';
-	case S_IFDIR: return 'd';
-	case S_IFLNK: return 'l';
-	case S_IFCHR: return 'c';
-	case S_IFBLK: return 'b';
-	case S_IFIFO: return 'p';
-	case S_IFSOCK: return 's';
-	}
-	return '?';
-}
-
 /* ls's mode string: "crwsr-sr-T". */
 static void mode_str(uint32_t mode, char out[11])
 {
 	static const char rwx[] = "rwxrwxrwx";
 
-	out[0] = type_char(mode);
+	out[0] = fe_type_char(mode);
 	for (int i = 0; i < 9; i++)
 		out[1 + i] = (mode & (0400u >> i)) ? rwx[i] : '-';
 	if (mode & S_ISUID)

@@ -18,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/util.h"
 #include "fakeenv/env.h"
 #include "fakeenv/proto.h"
 #include "journal/journal.h"
@@ -71,35 +72,15 @@ static int help(void)
  */
 static char *absolute(const char *p)
 {
-	char *cwd = NULL, *in, *out, *tok, *save;
-	size_t n = 0;
+	char *cwd = NULL, *out;
 
 	if (p[0] != '/') {
 		cwd = getcwd(NULL, 0);
 		if (!cwd)
 			die_errno("state relocate: the current directory");
 	}
-	in = cwd ? xasprintf("%s/%s", cwd, p) : xstrdup(p);
-	out = xmalloc(strlen(in) + 2);
-	for (tok = strtok_r(in, "/", &save); tok;
-	     tok = strtok_r(NULL, "/", &save)) {
-		if (!strcmp(tok, "."))
-			continue;
-		if (!strcmp(tok, "..")) {
-			while (n > 0 && out[n - 1] != '/')
-				n--;
-			if (n > 0)
-				n--; /* the '/' before it */
-			continue;
-		}
-		out[n++] = '/';
-		memcpy(out + n, tok, strlen(tok));
-		n += strlen(tok);
-	}
-	if (!n)
-		out[n++] = '/';
-	out[n] = '\0';
-	free(in);
+	out = cwd ? xasprintf("%s/%s", cwd, p) : xstrdup(p);
+	fe_path_lexical(out);
 	free(cwd);
 	return out;
 }

@@ -79,34 +79,6 @@ void fe_run_setenv(const char *sock, const char *lib, bool unknown_is_real)
 	unsetenv(FE_ENV_GROUPS);
 }
 
-/* The shim's rule (ignore.c): components "" and "." dropped, ".." takes
- * the one before it. */
-static void lexical(char *s)
-{
-	size_t w = 0, r = 0;
-
-	while (s[r]) {
-		size_t n = 0;
-
-		while (s[r] == '/')
-			r++;
-		while (s[r + n] && s[r + n] != '/')
-			n++;
-		if (n == 2 && s[r] == '.' && s[r + 1] == '.') {
-			while (w > 0 && s[--w] != '/')
-				;
-		} else if (n && !(n == 1 && s[r] == '.')) {
-			s[w++] = '/';
-			memmove(s + w, s + r, n);
-			w += n;
-		}
-		r += n;
-	}
-	if (w == 0)
-		s[w++] = '/';
-	s[w] = '\0';
-}
-
 void fe_run_ignore_add(char **list, const char *prefix)
 {
 	char *p, *both;
@@ -117,7 +89,7 @@ void fe_run_ignore_add(char **list, const char *prefix)
 		die("--ignore-path %s: a path with ':' cannot be put in %s",
 		    prefix, FE_ENV_IGNORE_PATHS);
 	p = xstrdup(prefix);
-	lexical(p);
+	fe_path_lexical(p);
 	if (!*list) {
 		*list = p;
 		return;

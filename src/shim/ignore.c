@@ -53,38 +53,6 @@ void fe_ignore_load(const char *list)
 		       FE_IGNORE_MAX);
 }
 
-/* The absolute path s in place without empty and "." components, each
- * ".." taking the one before it (as the kernel would if no component were
- * a symbolic link), and without a trailing slash ("" for "/").  Returns
- * its length.  The output never overtakes the input: every component
- * written was preceded by at least one '/' that was read. */
-static size_t lexical(char *s)
-{
-	size_t w = 0, r = 0;
-
-	while (s[r]) {
-		size_t n = 0;
-
-		while (s[r] == '/')
-			r++;
-		while (s[r + n] && s[r + n] != '/')
-			n++;
-		if (n == 0 || (n == 1 && s[r] == '.')) {
-			/* nothing */
-		} else if (n == 2 && s[r] == '.' && s[r + 1] == '.') {
-			while (w > 0 && s[--w] != '/')
-				;
-		} else {
-			s[w++] = '/';
-			memmove(s + w, s + r, n);
-			w += n;
-		}
-		r += n;
-	}
-	s[w] = '\0';
-	return w;
-}
-
 bool fe_ignored_slow(int dirfd, const char *path)
 {
 	char buf[FE_PATH_MAX];
@@ -100,7 +68,7 @@ bool fe_ignored_slow(int dirfd, const char *path)
 		      fe_fdpath(dirfd, buf, sizeof(buf));
 	if (!abs)
 		return false;
-	len = lexical(buf);
+	len = fe_path_lexical(buf);
 	for (int i = 0; i < fe_ignore_n; i++) {
 		size_t l = ign[i].len;
 
