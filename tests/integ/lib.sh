@@ -21,6 +21,8 @@
 #   pick KEY <<<TEXT          rest of the line of TEXT starting "KEY "
 #   skip NAME WHY   a case that cannot run here: "ok - NAME # SKIP WHY",
 #                   counted apart by the runner
+#   small_tmpfs VAR as root, a 64 KiB tmpfs the test user owns (full-disk
+#                   cases), in VAR; status 1 otherwise (not in a $(...))
 #   fs_dir VAR KIND a fresh directory the test user owns on a filesystem
 #                   of KIND (ext4 or tmpfs), in VAR; as root an ext4
 #                   image or a tmpfs mounted for the script (unmounted at
@@ -273,6 +275,19 @@ fs_dir() {
 	_fs_d=$(mktemp -d "$_fs_d/fe-fs.XXXXXX") || return 1
 	_mounts+=("rm:$_fs_d")
 	printf -v "$_fs_var" %s "$_fs_d"
+}
+
+# small_tmpfs VAR: as root, a 64 KiB tmpfs the test user owns, mounted for
+# the script (unmounted at exit), in VAR, for the full-disk cases (the
+# caller fills it); status 1 when not root or the mount fails.  Not in a
+# $(...), like fs_dir.
+small_tmpfs() {
+	local _st_m=$T/small.$((_fs_n += 1))
+	[ "$(id -u)" = 0 ] || return 1
+	mkdir "$_st_m" || return 1
+	mount -t tmpfs -o size=64k,mode=0755,uid="$TUID",gid="$TGID" fe-small "$_st_m" 2>/dev/null || return 1
+	_mounts+=("$_st_m")
+	printf -v "$1" %s "$_st_m"
 }
 
 # Unmount what fs_dir mounted, newest first.

@@ -13,17 +13,7 @@ daemons_gone() { no_procs "$DAEMON"; }
 
 # --- a full disk -----------------------------------------------------------
 
-full_disk() {
-	local m=$T/full
-	[ "$(id -u)" = 0 ] || return 1
-	mkdir "$m" || return 1
-	mount -t tmpfs -o size=64k,mode=0755,uid="$TUID",gid="$TGID" fe-full "$m" 2>/dev/null || return 1
-	# Unmounted by lib.sh's exit trap, whatever fails below.
-	_mounts+=("$m")
-	FULL=$m
-}
-
-if ! full_disk; then
+if ! small_tmpfs FULL; then
 	skip "a full disk is reported" "needs root to mount a small tmpfs"
 else
 	S=$FULL/st

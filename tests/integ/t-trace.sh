@@ -87,15 +87,7 @@ else
 fi
 
 # A full disk: the trace stops, the session does not.
-full_disk() {
-	local m=$T/full
-	[ "$(id -u)" = 0 ] || return 1
-	mkdir "$m" || return 1
-	mount -t tmpfs -o size=64k,mode=0755,uid="$TUID",gid="$TGID" fe-full "$m" 2>/dev/null || return 1
-	_mounts+=("$m")
-	FULL=$m
-}
-if ! full_disk; then
+if ! small_tmpfs FULL; then
 	skip "a full disk stops the trace only" "needs root to mount a small tmpfs"
 else
 	must "trace file" as_user touch "$FULL/trace"
