@@ -467,20 +467,7 @@ int initgroups(const char *user, gid_t group)
 	return fe_ret(set_groups((size_t)n, list), saved);
 }
 
-/* Second names for syscall() (wrap_syscall.c). */
-FE_SELF(getuid);
-FE_SELF(geteuid);
-FE_SELF(getgid);
-FE_SELF(getegid);
-FE_SELF(getresuid);
-FE_SELF(getresgid);
-FE_SELF(getgroups);
-FE_SELF(setgroups);
-FE_SELF(setuid);
-FE_SELF(setgid);
-FE_SELF(setreuid);
-FE_SELF(setregid);
-FE_SELF(setresuid);
-FE_SELF(setresgid);
-FE_SELF(setfsuid);
-FE_SELF(setfsgid);
+/* The second names syscall() reaches this file's wrappers by
+ * (wrap.def's SYSCALL rows of family creds). */
+#define FE_HERE_creds 1
+#include "self.h"

@@ -30,7 +30,6 @@
 		return f == 1 ? NULL : (fe_##name##_fn *)f;                  \
 	}
 #include "wrap.def"
-#undef WRAP
 
 int fe_enosys(void)
 {

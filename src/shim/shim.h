@@ -32,20 +32,35 @@
 /* glibc >= 2.33 no longer declares the __xstat family; old binaries still
  * call them, and ours are declared by the table expansion below. */
 
+/*
+ * What wrap.def's SYSCALL rows test.  The kernel's struct stat is glibc's
+ * on these: a SYS_stat result can be laid over by the stat wrappers as it
+ * is.  Elsewhere (i386's old struct, x32) the stat numbers pass through
+ * unfaked.
+ */
+#include <sys/syscall.h>
+#if (defined(__x86_64__) && defined(__LP64__)) || defined(__aarch64__)
+#define FE_KSTAT_IS_STAT 1
+#endif
+/* Linux 6.6; one number on every architecture but alpha. */
+#if !defined(SYS_fchmodat2) && (defined(__x86_64__) || defined(__aarch64__))
+#define SYS_fchmodat2 452
+#endif
+
 #define WRAP(ret, name, params)                 \
 	typedef ret fe_##name##_fn params;      \
 	FE_EXPORT ret name params;              \
 	fe_##name##_fn *real_##name(void);      \
 	__attribute__((visibility("hidden"))) fe_##name##_fn fe_self_##name;
 #include "wrap.def"
-#undef WRAP
 
 /*
  * fe_self_<name>: a hidden second name of our own wrapper <name>, for the
  * calls the shim routes to itself (syscall(SYS_chown, ...) is chown).
  * Bound when the library is linked, never through the PLT, so it cannot
- * land in libc or in whoever else defines <name>.  FE_SELF(name) after a
- * wrapper's definition, in its own file, makes the alias.
+ * land in libc or in whoever else defines <name>.  An alias must be made
+ * in its target's own file: "self.h", included at the end of each file
+ * of wrappers, makes one for each SYSCALL row of that file's family.
  */
 #if defined(__clang__)
 /* clang has no copy attribute; the alias keeps the target's. */

@@ -438,6 +438,7 @@ int execle(const char *path, const char *arg, ...)
 	return run(&c, envp);
 }
 
-/* Second names for syscall() (wrap_syscall.c). */
-FE_SELF(execve);
-FE_SELF(execveat);
+/* The second names syscall() reaches this file's wrappers by
+ * (wrap.def's SYSCALL rows of family exec). */
+#define FE_HERE_exec 1
+#include "self.h"

@@ -132,6 +132,7 @@ int mkfifoat(int dirfd, const char *path, mode_t mode)
 		      errno);
 }
 
-/* Second names for syscall() (wrap_syscall.c). */
-FE_SELF(mknod);
-FE_SELF(mknodat);
+/* The second names syscall() reaches this file's wrappers by
+ * (wrap.def's SYSCALL rows of family node). */
+#define FE_HERE_node 1
+#include "self.h"

@@ -389,11 +389,7 @@ char *mkdtemp(char *tmpl)
 	return dir;
 }
 
-/* Second names for syscall() (wrap_syscall.c). */
-FE_SELF(open);
-FE_SELF(openat);
-FE_SELF(creat);
-FE_SELF(mkdir);
-FE_SELF(mkdirat);
-FE_SELF(symlink);
-FE_SELF(symlinkat);
+/* The second names syscall() reaches this file's wrappers by
+ * (wrap.def's SYSCALL rows of family open). */
+#define FE_HERE_open 1
+#include "self.h"

@@ -349,13 +349,7 @@ int eaccess(const char *path, int amode)
 	return fe_ret(access_core(AT_FDCWD, path, amode, AT_EACCESS), errno);
 }
 
-/* Second names for syscall() (wrap_syscall.c). */
-FE_SELF(chown);
-FE_SELF(lchown);
-FE_SELF(fchown);
-FE_SELF(fchownat);
-FE_SELF(chmod);
-FE_SELF(fchmod);
-FE_SELF(fchmodat);
-FE_SELF(access);
-FE_SELF(faccessat);
+/* The second names syscall() reaches this file's wrappers by
+ * (wrap.def's SYSCALL rows of family own). */
+#define FE_HERE_own 1
+#include "self.h"

@@ -277,10 +277,7 @@ int renameat2(int olddirfd, const char *old, int newdirfd, const char *path,
 			   call_renameat2);
 }
 
-/* Second names for syscall() (wrap_syscall.c). */
-FE_SELF(unlink);
-FE_SELF(unlinkat);
-FE_SELF(rmdir);
-FE_SELF(rename);
-FE_SELF(renameat);
-FE_SELF(renameat2);
+/* The second names syscall() reaches this file's wrappers by
+ * (wrap.def's SYSCALL rows of family remove). */
+#define FE_HERE_remove 1
+#include "self.h"

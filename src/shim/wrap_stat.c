@@ -126,9 +126,7 @@ int statx(int dirfd, const char *path, int flags, unsigned int mask,
 	return r;
 }
 
-/* Second names for syscall() (wrap_syscall.c). */
-FE_SELF(stat);
-FE_SELF(lstat);
-FE_SELF(fstat);
-FE_SELF(fstatat);
-FE_SELF(statx);
+/* The second names syscall() reaches this file's wrappers by
+ * (wrap.def's SYSCALL rows of family stat). */
+#define FE_HERE_stat 1
+#include "self.h"
