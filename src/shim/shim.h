@@ -418,6 +418,32 @@ void fe_req_init(struct fe_req *req, uint16_t op, const struct stat *st,
 int fe_created(int dirfd, const char *path, int fd, int stat_flags,
 	       mode_t setid);
 
+/* --- opening with creation (wrap_open.c, wrap_syscall.c) --- */
+
+/* Whether open flags can create an inode: O_CREAT, or O_TMPFILE. */
+static inline bool fe_open_creates(unsigned long long flags)
+{
+	return (flags & O_CREAT) || (flags & O_TMPFILE) == O_TMPFILE;
+}
+
+/* One attempt at the open fe_open_new() makes, with these flags and mode
+ * (the caller's, or the probe's): the fd or -errno. */
+typedef int fe_open_try_fn(const void *ctx, unsigned long long flags,
+			   unsigned long long mode);
+
+/*
+ * An open with creation (fe_open_creates(flags)) by try(ctx, ...), that
+ * records a file it made as the fake fsuid's, and only then: O_CREAT
+ * without O_EXCL first opens without O_CREAT, and only ENOENT leads to an
+ * O_EXCL creation, which tells for sure that this call made the file (an
+ * existing file costs one open, as natively).  dirfd+path name the file
+ * for its record (path NULL: by the fd alone).  Returns the fd or
+ * -errno; errno untouched.
+ */
+int fe_open_new(fe_open_try_fn *try, const void *ctx,
+		unsigned long long flags, unsigned long long mode, int dirfd,
+		const char *path);
+
 /* --- set-gid directories (sgid.c) --- */
 
 /* The kernel's inode_init_owner() for the inode just created at

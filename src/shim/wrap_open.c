@@ -14,9 +14,58 @@
 #include <stdarg.h>
 #include <string.h>
 
-static bool creates(int flags)
+int fe_open_new(fe_open_try_fn *try, const void *ctx,
+		unsigned long long flags, unsigned long long mode, int dirfd,
+		const char *path)
 {
-	return (flags & O_CREAT) || (flags & O_TMPFILE) == O_TMPFILE;
+	int fd, saved = errno;
+
+	if ((flags & O_TMPFILE) == O_TMPFILE || (flags & O_EXCL) ||
+	    (flags & O_DIRECTORY)) {
+		fd = try(ctx, flags, mode);
+		if (fd >= 0 && (flags & O_TMPFILE) == O_TMPFILE)
+			(void)fe_created(-1, NULL, fd, 0, 0);
+		else if (fd >= 0 && (flags & O_EXCL))
+			(void)fe_created(dirfd, path, fd, 0, 0);
+		goto out;
+	}
+	for (int attempt = 0; attempt < 2; attempt++) {
+		/* Mode 0: openat2 refuses a mode without O_CREAT. */
+		fd = try(ctx, flags & ~(unsigned long long)O_CREAT, 0);
+		if (fd != -ENOENT)
+			goto out;
+		fd = try(ctx, flags | O_EXCL, mode);
+		if (fd >= 0)
+			(void)fe_created(dirfd, path, fd, 0, 0);
+		/* EEXIST: another process made it in between, or path is a
+		 * dangling symlink, which O_EXCL never follows. */
+		if (fd != -EEXIST)
+			goto out;
+	}
+	/* Still there and still not openable without O_CREAT: a dangling
+	 * symlink whose target this open creates. */
+	fd = try(ctx, flags, mode);
+	if (fd >= 0)
+		(void)fe_created(-1, NULL, fd, 0, 0);
+out:
+	errno = saved;
+	return fd;
+}
+
+/* open_core()'s way to open: the openat of the entry point's width. */
+struct openat_ctx {
+	fe_openat_fn *ropen; /* openat or openat64 */
+	int dirfd;
+	const char *path;
+};
+
+static int try_openat(const void *ctx, unsigned long long flags,
+		      unsigned long long mode)
+{
+	const struct openat_ctx *o = ctx;
+	int fd = o->ropen(o->dirfd, o->path, (int)flags, (mode_t)mode);
+
+	return fd < 0 ? -errno : fd;
 }
 
 /* ropen is the openat of the entry point's width (openat or openat64).
@@ -24,58 +73,17 @@ static bool creates(int flags)
 static int open_core(fe_openat_fn *ropen, int dirfd, const char *path,
 		     int flags, mode_t mode)
 {
-	int fd, saved = errno;
+	struct openat_ctx o = { ropen, dirfd, path };
 
 	if (!ropen)
 		return -ENOSYS;
-	if ((flags & O_TMPFILE) == O_TMPFILE || (flags & O_EXCL) ||
-	    (flags & O_DIRECTORY)) {
-		fd = ropen(dirfd, path, flags, mode);
-		if (fd < 0)
-			goto fail;
-		if ((flags & O_TMPFILE) == O_TMPFILE)
-			(void)fe_created(-1, NULL, fd, 0, 0);
-		else if (flags & O_EXCL)
-			(void)fe_created(dirfd, path, fd, 0, 0);
-		errno = saved;
-		return fd;
-	}
-	for (int attempt = 0; attempt < 2; attempt++) {
-		fd = ropen(dirfd, path, flags & ~O_CREAT);
-		if (fd >= 0) {
-			errno = saved;
-			return fd;
-		}
-		if (errno != ENOENT)
-			goto fail;
-		fd = ropen(dirfd, path, flags | O_EXCL, mode);
-		if (fd >= 0) {
-			(void)fe_created(dirfd, path, fd, 0, 0);
-			errno = saved;
-			return fd;
-		}
-		/* EEXIST: another process made it in between, or path is a
-		 * dangling symlink, which O_EXCL never follows. */
-		if (errno != EEXIST)
-			goto fail;
-	}
-	/* Still there and still not openable without O_CREAT: a dangling
-	 * symlink whose target this open creates. */
-	fd = ropen(dirfd, path, flags, mode);
-	if (fd < 0)
-		goto fail;
-	(void)fe_created(-1, NULL, fd, 0, 0);
-	errno = saved;
-	return fd;
-fail:
-	fd = -errno;
-	errno = saved;
-	return fd;
+	return fe_open_new(try_openat, &o, (unsigned int)flags, mode, dirfd,
+			   path);
 }
 
 #define OPEN_MODE(flags, mode)                                  \
 	do {                                                    \
-		if (creates(flags)) {                           \
+		if (fe_open_creates(flags)) {                           \
 			va_list ap;                             \
 			va_start(ap, flags);                    \
 			mode = (mode_t)va_arg(ap, int);         \
@@ -88,7 +96,7 @@ int open(const char *path, int flags, ...)
 	mode_t mode = 0;
 
 	OPEN_MODE(flags, mode);
-	if (!creates(flags) || !fe_faking_at(AT_FDCWD, path))
+	if (!fe_open_creates(flags) || !fe_faking_at(AT_FDCWD, path))
 		return REAL(open, path, flags, mode);
 	return fe_ret(open_core(real_openat(), AT_FDCWD, path, flags, mode),
 		      errno);
@@ -99,7 +107,7 @@ int open64(const char *path, int flags, ...)
 	mode_t mode = 0;
 
 	OPEN_MODE(flags, mode);
-	if (!creates(flags) || !fe_faking_at(AT_FDCWD, path))
+	if (!fe_open_creates(flags) || !fe_faking_at(AT_FDCWD, path))
 		return REAL(open64, path, flags, mode);
 	return fe_ret(open_core(real_openat64(), AT_FDCWD, path, flags, mode),
 		      errno);
@@ -110,7 +118,7 @@ int openat(int dirfd, const char *path, int flags, ...)
 	mode_t mode = 0;
 
 	OPEN_MODE(flags, mode);
-	if (!creates(flags) || !fe_faking_at(dirfd, path))
+	if (!fe_open_creates(flags) || !fe_faking_at(dirfd, path))
 		return REAL(openat, dirfd, path, flags, mode);
 	return fe_ret(open_core(real_openat(), dirfd, path, flags, mode),
 		      errno);
@@ -121,7 +129,7 @@ int openat64(int dirfd, const char *path, int flags, ...)
 	mode_t mode = 0;
 
 	OPEN_MODE(flags, mode);
-	if (!creates(flags) || !fe_faking_at(dirfd, path))
+	if (!fe_open_creates(flags) || !fe_faking_at(dirfd, path))
 		return REAL(openat64, dirfd, path, flags, mode);
 	return fe_ret(open_core(real_openat64(), dirfd, path, flags, mode),
 		      errno);

@@ -14,7 +14,6 @@
 #include <linux/openat2.h>
 #include <linux/seccomp.h>
 #include <stdarg.h>
-#include <string.h>
 #include <sys/syscall.h>
 #include <sys/sysmacros.h>
 
@@ -59,67 +58,40 @@ static dev_t kdev(unsigned long d)
 	return makedev((v & 0xfff00) >> 8, (v & 0xff) | ((v >> 12) & 0xfff00));
 }
 
-static bool creates(unsigned long long flags)
+/* openat2 with the caller's open_how but for flags and mode (ctx: the
+ * syscall's a[]). */
+static int try_openat2(const void *ctx, unsigned long long flags,
+		       unsigned long long mode)
 {
-	return (flags & O_CREAT) || (flags & O_TMPFILE) == O_TMPFILE;
-}
+	const long *a = ctx;
+	struct open_how h = *(const struct open_how *)a[2];
+	long b[6] = { a[0], a[1], (long)&h, sizeof(h) };
+	long fd;
 
-/* openat2 with its own open_how: the fd, or -1 and errno. */
-static long openat2_how(int dirfd, const char *path, struct open_how *how)
-{
-	long a[6] = { dirfd, (long)path, (long)how, sizeof(*how) };
-
-	return raw(SYS_openat2, a);
+	h.flags = flags;
+	h.mode = mode;
+	fd = raw(SYS_openat2, b);
+	return fd < 0 ? -errno : (int)fd;
 }
 
 /*
- * openat2(2) as open() does creation: O_CREAT without O_EXCL first opens
- * without O_CREAT, then creates with O_EXCL on ENOENT, so that the file is
- * known to be new before it is recorded as the fake fsuid's.  Only the
- * creating calls with the version-0 open_how are faked; a larger struct
- * (fields this shim does not know) passes through.
+ * openat2(2) as open() does creation (fe_open_new()).  Only the creating
+ * calls with the version-0 open_how are faked; a larger struct (fields
+ * this shim does not know) passes through.  The new file is recorded by
+ * its fd: with RESOLVE_IN_ROOT or _BENEATH, dirfd+path means more than
+ * the path says.
  */
 static long openat2_route(const long *a)
 {
-	int dirfd = (int)a[0], saved = errno;
-	const char *path = (const char *)a[1];
 	const struct open_how *how = (const struct open_how *)a[2];
-	struct open_how h;
-	long fd;
+	int saved = errno;
 
 	if ((size_t)a[3] != sizeof(struct open_how) || !how ||
-	    !creates(how->flags))
+	    !fe_open_creates(how->flags))
 		return raw(SYS_openat2, a);
-	h = *how;
-	if ((h.flags & O_TMPFILE) == O_TMPFILE || (h.flags & O_EXCL)) {
-		fd = openat2_how(dirfd, path, &h);
-		goto out;
-	}
-	for (int attempt = 0; attempt < 2; attempt++) {
-		h.flags = how->flags & ~(unsigned long long)O_CREAT;
-		h.mode = 0; /* the kernel refuses a mode without O_CREAT */
-		fd = openat2_how(dirfd, path, &h);
-		if (fd >= 0) {
-			errno = saved;
-			return fd;
-		}
-		if (errno != ENOENT)
-			return -1;
-		h = *how;
-		h.flags |= O_EXCL;
-		fd = openat2_how(dirfd, path, &h);
-		if (fd >= 0 || errno != EEXIST)
-			goto out;
-	}
-	/* A dangling symlink whose target this open creates. */
-	h = *how;
-	fd = openat2_how(dirfd, path, &h);
-out:
-	if (fd >= 0) {
-		(void)fe_created(-1, NULL, (int)fd, 0, 0);
-		errno = saved;
-	}
-	return fd;
+	return fe_ret(fe_open_new(try_openat2, a, how->flags, how->mode, -1,
+				  NULL),
+		      saved);
 }
 
 /* fchmodat2(2): the flags fchmodat(2) lacks; "" with AT_EMPTY_PATH is
