@@ -228,6 +228,42 @@ static bool claim(pid_t pid)
 	return atomic_load(&conn_owner) == pid;
 }
 
+/* What enter() saved, for leave(). */
+struct guard {
+	sigset_t old;  /* the thread's signal mask */
+	int saved;     /* errno */
+};
+
+/*
+ * The one way into the globals: no signal runs until leave() (a handler
+ * that stats while this thread holds the lock, or takes the globals over,
+ * would deadlock, and one that writes to the socket mid-message would
+ * interleave), the shim's own calls meanwhile pass through, and leave()
+ * gives errno back as it was.  Returns whether the globals are this
+ * process's (claim()); the lock is held either way.
+ */
+static bool enter(struct guard *g)
+{
+	sigset_t all;
+	bool own;
+
+	g->saved = errno;
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &g->old);
+	fe_depth++;
+	own = claim(getpid());
+	pthread_mutex_lock(&lock);
+	return own;
+}
+
+static void leave(struct guard *g)
+{
+	pthread_mutex_unlock(&lock);
+	fe_depth--;
+	pthread_sigmask(SIG_SETMASK, &g->old, NULL);
+	errno = g->saved;
+}
+
 /* One round trip's messages: the request (iov[0] the header, then its
  * tail), and where the reply goes: rep, then up to size bytes into buf
  * (*got: how many came). */
@@ -393,52 +429,45 @@ int fe_conn_call(struct fe_req *req, const char *tail, struct fe_rep *rep)
 				       fe_conn_call_tail(req, NULL, 0, rep);
 }
 
+/* The one line a process writes about a daemon it cannot use (r: why);
+ * errno untouched. */
+static void report(int r)
+{
+	int saved = errno;
+
+	if (r == -E_NOT_OURS)
+		fe_log("refused: the daemon at %s runs as uid %u, "
+		       "not as this process (uid %u); files read as "
+		       "having no record and ownership changes fail",
+		       fe_socket_path(),
+		       (unsigned)atomic_load(&foreign_uid),
+		       (unsigned)our_uid());
+	else
+		fe_log("cannot reach the daemon at %s: %s; files read "
+		       "as having no record and ownership changes "
+		       "fail",
+		       fe_socket_path(),
+		       r == -EHOSTDOWN ? "no daemon is listening" :
+					 fe_strerror(-r));
+	errno = saved;
+}
+
 /* The round trip of every call variant. */
 static int call(struct fe_req *req, struct xchg *x)
 {
-	int saved = errno;
-	sigset_t all, old;
-	bool own;
+	struct guard g;
 	int r;
 
 	req->version = FE_PROTO_VERSION;
 	if (x->rep)
 		memset(x->rep, 0, sizeof(*x->rep));
 	x->got = 0;
-
-	/* A handler that stats while this thread holds the lock (or takes
-	 * the globals over) would deadlock, and one that writes to the
-	 * socket mid-message would interleave: no signal runs here until we
-	 * are done. */
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	fe_depth++;
-	own = claim(getpid());
-	pthread_mutex_lock(&lock);
-	r = call_locked(own, x);
-	pthread_mutex_unlock(&lock);
-	fe_depth--;
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-
+	r = call_locked(enter(&g), x);
+	leave(&g);
 	/* A one-way send that failed is made again as a round trip
 	 * (fe_change()), which reconnects or reports. */
-	if (r < 0 && x->rep && atomic_exchange(&reported, 1) == 0) {
-		if (r == -E_NOT_OURS)
-			fe_log("refused: the daemon at %s runs as uid %u, "
-			       "not as this process (uid %u); files read as "
-			       "having no record and ownership changes fail",
-			       fe_socket_path(),
-			       (unsigned)atomic_load(&foreign_uid),
-			       (unsigned)our_uid());
-		else
-			fe_log("cannot reach the daemon at %s: %s; files read "
-			       "as having no record and ownership changes "
-			       "fail",
-			       fe_socket_path(),
-			       r == -EHOSTDOWN ? "no daemon is listening" :
-						 fe_strerror(-r));
-	}
-	errno = saved;
+	if (r < 0 && x->rep && atomic_exchange(&reported, 1) == 0)
+		report(r);
 	return r;
 }
 
@@ -493,26 +522,18 @@ int fe_conn_xcall(struct fe_req *req, const struct iovec *tail, int ntail,
 
 void fe_conn_prepare(void)
 {
-	sigset_t all, old;
-	int saved = errno;
+	struct guard g;
 	bool own;
 
 	/* The shared table too, while mmap and recvmsg are still allowed:
 	 * stats stay free of round trips under the filter. */
 	fe_map_prefetch();
 
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	fe_depth++;
-	own = claim(getpid());
-	pthread_mutex_lock(&lock);
+	own = enter(&g);
 	plain_io = true;
 	if (own)
 		(void)conn_ensure(NULL);
-	pthread_mutex_unlock(&lock);
-	fe_depth--;
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	errno = saved;
+	leave(&g);
 }
 
 /* Receive a MAP reply and its fds (at most max, the rest closed) on fd.
@@ -582,32 +603,17 @@ static int map_once(struct fe_rep *rep, int *fds, int *n, bool *fresh)
 	return recv_fds(conn_fd, rep, fds, FE_MAP_FDS, n);
 }
 
-int fe_conn_map(int (*install)(const int *fds, int n))
+/* fe_conn_map() in the owning process, with the lock held. */
+static int map_locked(int (*install)(const int *fds, int n))
 {
 	struct fe_rep rep;
-	int saved = errno;
-	sigset_t all, old;
 	int fds[FE_MAP_FDS];
 	int n = 0, r;
-	bool own;
 
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	fe_depth++;
-	own = claim(getpid());
-	pthread_mutex_lock(&lock);
-	if (!own) {
-		/* A vfork child or a CLONE_VM clone: the globals are not
-		 * ours. */
-		r = -ESRCH;
-		goto out_unlock;
-	}
-	if (plain_io) {
-		/* Under a seccomp filter: sendmsg, recvmsg and mmap may
-		 * kill us.  Stats ask with GET from now on. */
-		r = -ENOSYS;
-		goto out_unlock;
-	}
+	/* Under a seccomp filter: sendmsg, recvmsg and mmap may kill us.
+	 * Stats ask with GET from now on. */
+	if (plain_io)
+		return -ENOSYS;
 	for (int attempt = 0; attempt < 2; attempt++) {
 		bool fresh;
 
@@ -632,11 +638,17 @@ int fe_conn_map(int (*install)(const int *fds, int n))
 		if (fresh)
 			break;
 	}
-out_unlock:
-	pthread_mutex_unlock(&lock);
-	fe_depth--;
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	errno = saved;
+	return r;
+}
+
+int fe_conn_map(int (*install)(const int *fds, int n))
+{
+	struct guard g;
+	int r;
+
+	/* A vfork child or a CLONE_VM clone: the globals are not ours. */
+	r = enter(&g) ? map_locked(install) : -ESRCH;
+	leave(&g);
 	return r;
 }
 
