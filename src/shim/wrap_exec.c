@@ -170,85 +170,154 @@ static int call_freeing(const struct call *c, char **env, void *mem,
 	return r;
 }
 
+/* What the child's envp has and lacks, from one pass over it: everything
+ * call_repaired() decides by. */
+struct scan {
+	const char *lib;   /* our library, as loaded (FAKEENV_LIB) */
+	const char *pre;   /* the LD_PRELOAD value ld.so would read, or NULL */
+	const char *whole; /* the load-time LD_PRELOAD to put back, or NULL */
+	bool fix_pre;      /* LD_PRELOAD does not name lib */
+	size_t n;          /* entries in envp */
+	const char *value[N_RESTORED]; /* load-time values to put back */
+	const char *id_seen[N_IDS];    /* the last entry of each id */
+	int id_count[N_IDS];           /* entries of each id */
+	/* The current ids, "NAME=value"; id_ent[i] + strlen(ids[i]) + 1 is
+	 * the value. */
+	char id_ent[N_IDS][sizeof(FE_ENV_GROUPS) + FE_CRED_BUF];
+};
+
+static void scan_env(struct scan *s, char *const envp[])
+{
+	const size_t plen = sizeof(PRELOAD) - 1;
+	char *idv[N_IDS];
+
+	/* Not id_ent, which is written whole below. */
+	memset(s, 0, offsetof(struct scan, id_ent));
+	s->lib = fe_env_initial(FE_ENV_LIB);
+	for (int i = 0; i < N_RESTORED; i++)
+		s->value[i] = fe_env_initial(restored_from[i]);
+	for (char *const *e = envp; e && *e; e++, s->n++) {
+		if (is_var(*e, PRELOAD, plen))
+			s->pre = *e + plen + 1;
+		for (int i = 0; i < N_RESTORED; i++)
+			if (is_var(*e, restored[i], strlen(restored[i])))
+				s->value[i] = NULL; /* the child's own stands */
+		for (int i = 0; i < N_IDS; i++)
+			if (is_var(*e, ids[i], strlen(ids[i]))) {
+				s->id_seen[i] = *e;
+				s->id_count[i]++;
+			}
+	}
+	for (int i = 0; i < N_IDS; i++) {
+		size_t len = strlen(ids[i]);
+
+		memcpy(s->id_ent[i], ids[i], len);
+		s->id_ent[i][len] = '=';
+		idv[i] = s->id_ent[i] + len + 1;
+	}
+	fe_cred_format(idv[0], idv[1], idv[2], FE_CRED_BUF);
+	s->fix_pre = s->lib && *s->lib &&
+		     !(s->pre && preload_has(s->pre, s->lib));
+	/* Gone altogether: the list this process was loaded with comes back
+	 * whole, so that a sanitizer runtime that had to come first still
+	 * does. */
+	if (s->fix_pre && !s->pre) {
+		s->whole = fe_env_initial(PRELOAD);
+		if (s->whole && !preload_has(s->whole, s->lib))
+			s->whole = NULL;
+	}
+}
+
+/* Whether envp needs no repair: one entry of each id, with the current
+ * value, and nothing to put back. */
+static bool env_intact(const struct scan *s)
+{
+	bool intact = !s->fix_pre;
+
+	for (int i = 0; i < N_RESTORED; i++)
+		intact &= !s->value[i];
+	for (int i = 0; i < N_IDS; i++)
+		intact &= s->id_count[i] == 1 &&
+			  same(s->id_seen[i], s->id_ent[i]);
+	return intact;
+}
+
+/* Bytes of the repaired environment: its pointers, then the strings
+ * made for it. */
+static size_t env_size(const struct scan *s)
+{
+	size_t need = 1;
+
+	if (s->fix_pre)
+		need += sizeof(PRELOAD) + 1 +
+			(s->pre ? strlen(s->pre) + 1 : 0) +
+			(s->whole ? strlen(s->whole) : strlen(s->lib));
+	for (int i = 0; i < N_RESTORED; i++)
+		if (s->value[i])
+			need += strlen(restored[i]) + 2 + strlen(s->value[i]);
+	return (s->n + EXTRA) * sizeof(char *) + need;
+}
+
+/* The repaired environment into env, which has env_size() bytes: envp's
+ * entries in their order but the ids, LD_PRELOAD with lib once in place
+ * of every LD_PRELOAD entry, then what was missing, then the ids. */
+static void env_fill(char **env, struct scan *s, char *const envp[])
+{
+	const size_t plen = sizeof(PRELOAD) - 1;
+	char *p = (char *)(env + s->n + EXTRA);
+	bool pre_done = false;
+	size_t k = 0;
+
+	for (char *const *e = envp; e && *e; e++) {
+		bool drop = false;
+
+		for (int i = 0; i < N_IDS; i++)
+			drop |= is_var(*e, ids[i], strlen(ids[i]));
+		if (drop)
+			continue;
+		if (s->fix_pre && is_var(*e, PRELOAD, plen)) {
+			if (!pre_done)
+				env[k++] = put(&p, PRELOAD, s->pre, s->lib);
+			pre_done = true;
+			continue;
+		}
+		env[k++] = *e;
+	}
+	if (s->fix_pre && !pre_done)
+		env[k++] = put(&p, PRELOAD, s->whole ? s->whole : s->lib, NULL);
+	for (int i = 0; i < N_RESTORED; i++)
+		if (s->value[i])
+			env[k++] = put(&p, restored[i], s->value[i], NULL);
+	for (int i = 0; i < N_IDS; i++)
+		env[k++] = s->id_ent[i];
+	env[k] = NULL;
+}
+
 /*
  * Call c in the session: envp (NULL reads as empty, as the kernel reads
  * it) with LD_PRELOAD naming our library (the value ld.so would use, the
  * last one, with the library appended, in place of every LD_PRELOAD
  * entry; the load-time list when there is none), the FE_ENV_RESTORED
  * variables (FAKEENV_SOCKET, _LIB, _UNKNOWN_IS_REAL, FAKEROOTKEY) put back
- * when absent,
- * and the FAKEENV_ ids replaced by the current ones.  Everything else
- * keeps its order.  An envp that has all this already (one entry of each
- * id, with the current value) is passed as it is.  May run in a vfork
- * child.
+ * when absent, and the FAKEENV_ ids replaced by the current ones.
+ * Everything else keeps its order.  An envp that has all this already is
+ * passed as it is.  May run in a vfork child.
  */
 static int call_repaired(const struct call *c, char *const envp[])
 {
-	const char *lib = fe_env_initial(FE_ENV_LIB);
-	const size_t plen = sizeof(PRELOAD) - 1;
-	const char *pre = NULL; /* the LD_PRELOAD value ld.so would read */
-	const char *whole = NULL; /* the load-time LD_PRELOAD, to restore */
-	const char *value[N_RESTORED];
-	const char *id_seen[N_IDS] = { NULL };
-	int id_count[N_IDS] = { 0 };
-	char id_ent[N_IDS][sizeof(FE_ENV_GROUPS) + FE_CRED_BUF];
-	char *idv[N_IDS];
-	bool fix_pre, intact;
-	size_t n = 0, need = 1, k = 0, size;
+	struct scan s;
 	union {
 		char *ptr[STACK_ENV / sizeof(char *)];
 		char bytes[STACK_ENV];
 	} small;
 	void *mem = NULL;
-	char **env, *p;
-	bool pre_done = false;
+	char **env;
+	size_t size;
 
-	for (int i = 0; i < N_RESTORED; i++)
-		value[i] = fe_env_initial(restored_from[i]);
-	for (char *const *e = envp; e && *e; e++, n++) {
-		if (is_var(*e, PRELOAD, plen))
-			pre = *e + plen + 1;
-		for (int i = 0; i < N_RESTORED; i++)
-			if (is_var(*e, restored[i], strlen(restored[i])))
-				value[i] = NULL; /* the child's own stands */
-		for (int i = 0; i < N_IDS; i++)
-			if (is_var(*e, ids[i], strlen(ids[i]))) {
-				id_seen[i] = *e;
-				id_count[i]++;
-			}
-	}
-	for (int i = 0; i < N_IDS; i++) {
-		size_t len = strlen(ids[i]);
-
-		memcpy(id_ent[i], ids[i], len);
-		id_ent[i][len] = '=';
-		idv[i] = id_ent[i] + len + 1;
-	}
-	fe_cred_format(idv[0], idv[1], idv[2], FE_CRED_BUF);
-	fix_pre = lib && *lib && !(pre && preload_has(pre, lib));
-	intact = !fix_pre;
-	for (int i = 0; i < N_RESTORED; i++)
-		intact &= !value[i];
-	for (int i = 0; i < N_IDS; i++)
-		intact &= id_count[i] == 1 && same(id_seen[i], id_ent[i]);
-	if (intact)
+	scan_env(&s, envp);
+	if (env_intact(&s))
 		return call_real(c, envp);
-	/* Gone altogether: the list this process was loaded with comes back
-	 * whole, so that a sanitizer runtime that had to come first still
-	 * does. */
-	if (fix_pre && !pre) {
-		whole = fe_env_initial(PRELOAD);
-		if (whole && !preload_has(whole, lib))
-			whole = NULL;
-	}
-	if (fix_pre)
-		need += plen + 2 + (pre ? strlen(pre) + 1 : 0) +
-			(whole ? strlen(whole) : strlen(lib));
-	for (int i = 0; i < N_RESTORED; i++)
-		if (value[i])
-			need += strlen(restored[i]) + 2 + strlen(value[i]);
-
-	size = (n + EXTRA) * sizeof(char *) + need;
+	size = env_size(&s);
 	if (size <= sizeof(small)) {
 		env = small.ptr;
 	} else {
@@ -262,31 +331,7 @@ static int call_repaired(const struct call *c, char *const envp[])
 		}
 		env = mem;
 	}
-	p = (char *)(env + n + EXTRA);
-
-	for (char *const *e = envp; e && *e; e++) {
-		bool drop = false;
-
-		for (int i = 0; i < N_IDS; i++)
-			drop |= is_var(*e, ids[i], strlen(ids[i]));
-		if (drop)
-			continue;
-		if (fix_pre && is_var(*e, PRELOAD, plen)) {
-			if (!pre_done)
-				env[k++] = put(&p, PRELOAD, pre, lib);
-			pre_done = true;
-			continue;
-		}
-		env[k++] = *e;
-	}
-	if (fix_pre && !pre_done)
-		env[k++] = put(&p, PRELOAD, whole ? whole : lib, NULL);
-	for (int i = 0; i < N_RESTORED; i++)
-		if (value[i])
-			env[k++] = put(&p, restored[i], value[i], NULL);
-	for (int i = 0; i < N_IDS; i++)
-		env[k++] = id_ent[i];
-	env[k] = NULL;
+	env_fill(env, &s, envp);
 	return call_freeing(c, env, mem, size);
 }
 
