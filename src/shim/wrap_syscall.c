@@ -1,9 +1,10 @@
 /*
  * syscall(3) and prctl(2).  A program that calls syscall(SYS_chown, ...)
- * gets what chown() would give it: each number the shim fakes goes to the
- * shim's own wrapper (fe_self_<name>, never libc through the PLT), with
- * syscall()'s conventions, which are the wrappers' own: -1 and errno on
- * failure.  Every other number goes straight to the kernel.  A program
+ * gets what chown() would give it: each number the shim fakes (wrap.def's
+ * SYSCALL rows) goes to the shim's own wrapper (fe_self_<name>, never
+ * libc through the PLT), with syscall()'s conventions, which are the
+ * wrappers' own: -1 and errno on failure.  Every other number goes
+ * straight to the kernel.  A program
  * installing a seccomp filter (prctl or SYS_seccomp) has its connection
  * to the daemon opened first, while socket(2) and connect(2) are still
  * allowed.  Strict mode is not helped: it allows too little for any
@@ -58,6 +59,16 @@ static dev_t kdev(unsigned long d)
 	return makedev((v & 0xfff00) >> 8, (v & 0xff) | ((v >> 12) & 0xfff00));
 }
 
+/* The arguments of wrap.def's SYSCALL rows, from syscall()'s a[]. */
+#define ARG(type, i) ((type)a[i])
+#define PATH(i) ARG(const char *, i)
+#define INT(i) ARG(int, i)
+#define UID(i) ARG(uid_t, i)
+#define GID(i) ARG(gid_t, i)
+#define MODE(i) ARG(mode_t, i)
+#define SIZE(i) ARG(size_t, i)
+#define KDEV(i) kdev(a[i])
+
 /* openat2 with the caller's open_how but for flags and mode (ctx: the
  * syscall's a[]). */
 static int try_openat2(const void *ctx, unsigned long long flags,
@@ -98,24 +109,11 @@ static long openat2_route(const long *a)
  * dirfd itself. */
 static long fchmodat2_route(const long *a)
 {
-	int flags = (int)a[3];
-	const char *path = (const char *)a[1];
-
-	if ((flags & AT_EMPTY_PATH) && path && path[0] == '\0')
-		return fe_self_fchmod((int)a[0], (mode_t)a[2]);
-	return fe_self_fchmodat((int)a[0], path, (mode_t)a[2],
-				flags & ~AT_EMPTY_PATH);
+	if ((INT(3) & AT_EMPTY_PATH) && PATH(1) && PATH(1)[0] == '\0')
+		return fe_self_fchmod(INT(0), MODE(2));
+	return fe_self_fchmodat(INT(0), PATH(1), MODE(2),
+				INT(3) & ~AT_EMPTY_PATH);
 }
-
-/* The arguments of wrap.def's SYSCALL rows, from syscall()'s a[]. */
-#define ARG(type, i) ((type)a[i])
-#define PATH(i) ARG(const char *, i)
-#define INT(i) ARG(int, i)
-#define UID(i) ARG(uid_t, i)
-#define GID(i) ARG(gid_t, i)
-#define MODE(i) ARG(mode_t, i)
-#define SIZE(i) ARG(size_t, i)
-#define KDEV(i) kdev(a[i])
 
 /* The numbers the shim fakes (wrap.def), each to its wrapper; *done is
  * false for the others. */
