@@ -69,8 +69,12 @@ struct conn {
 	bool spoke;        /* a message came: a connection is never shut
 			      before its first, which its sender made it
 			      for */
+	bool closed;       /* conn_close() ran: its fd is closed, it is off
+			      the list and on the loop's dead list, freed
+			      after the batch of events that may name it */
 	struct conn *prev; /* the loop's list of clients, the most
-			      recently active first */
+			      recently active first (closed: the next of
+			      the dead list) */
 	struct conn *next;
 };
 
@@ -127,6 +131,7 @@ struct loop {
 	struct conn *conns;    /* open clients, the most recently active
 				  first */
 	struct conn *tail;     /* the least recently active */
+	struct conn *dead;     /* closed, not yet freed (conn_close()) */
 	unsigned max_clients;  /* clients kept open at most: RLIMIT_NOFILE
 				  less FD_RESERVE */
 	unsigned long long nofile; /* RLIMIT_NOFILE, raised to the hard one */
@@ -234,7 +239,9 @@ static void push_conn(struct loop *lp, struct conn *c)
 
 /* Close a client.  A launcher that leaves without DETACH has died: its
  * command would run on without it, so the command's group and pid are
- * killed. */
+ * killed.  c is not freed here: a drain or a checkpoint's answer closes
+ * connections whose events may come later in the batch that epoll_wait
+ * returned, so it waits on the dead list for free_dead(). */
 static void conn_close(struct loop *lp, struct conn *c)
 {
 	if (c->sess.attached) {
@@ -252,9 +259,22 @@ static void conn_close(struct loop *lp, struct conn *c)
 	unlink_conn(lp, c);
 	if (c->evicting)
 		lp->evicting--;
-	free(c);
+	c->closed = true;
+	c->next = lp->dead;
+	lp->dead = c;
 	lp->srv.clients--;
 	lp->fd_freed = true;
+}
+
+/* Free the closed connections, once no event can name them. */
+static void free_dead(struct loop *lp)
+{
+	while (lp->dead) {
+		struct conn *c = lp->dead;
+
+		lp->dead = c->next;
+		free(c);
+	}
 }
 
 /* Take the listening socket out of the set for a while: level-triggered,
@@ -930,6 +950,8 @@ static bool needs_drain(const struct fe_req *req)
 /* Serve the messages waiting on c, up to MSGS_PER_WAKE; may close c. */
 static void conn_input(struct loop *lp, struct conn *c, uint32_t events)
 {
+	if (c->closed)
+		return; /* by an event earlier in this batch */
 	if (c->ckpt_wait) {
 		/* Its input is off: only a hang-up wakes us. */
 		if (events & (EPOLLHUP | EPOLLERR))
@@ -1077,6 +1099,7 @@ static int run(struct loop *lp)
 			else
 				conn_input(lp, tag, evs[i].events);
 		}
+		free_dead(lp);
 		if (n > 0) {
 			long long t = now_us();
 
@@ -1154,6 +1177,7 @@ static int leave(struct loop *lp)
 		lp->conns->sess.attached = false;
 		conn_close(lp, lp->conns);
 	}
+	free_dead(lp);
 	return r;
 }
 
