@@ -39,6 +39,11 @@
  * -ENOSPC, as a full filesystem would. */
 #define FE_XATTR_REC_MAX (1u << 20)
 
+/* The POSIX ACLs' xattr names: the shim sends them to the daemon, which
+ * keeps them and reads the access ACL as permission bits. */
+#define FE_XATTR_ACL_ACCESS  "system.posix_acl_access"
+#define FE_XATTR_ACL_DEFAULT "system.posix_acl_default"
+
 /* Most fds a MAP reply carries. */
 #define FE_MAP_FDS 4
 

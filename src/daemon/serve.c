@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "common/acl.h"
 #include "common/util.h"
 #include "journal/journal.h"
 
@@ -719,9 +720,6 @@ static void op_renamedir(struct fe_srv *s, const struct fe_req *req,
 
 /* ---- xattrs ---- */
 
-#define ACL_ACCESS  "system.posix_acl_access"
-#define ACL_DEFAULT "system.posix_acl_default"
-
 /* One entry of an xattr block: where it starts and ends, its value. */
 struct xent {
 	size_t at, end;
@@ -769,117 +767,6 @@ static size_t blk_without(const unsigned char *blk, size_t len,
 	return len - (e->end - e->at);
 }
 
-static uint32_t le16(const unsigned char *p)
-{
-	return p[0] | (uint32_t)p[1] << 8;
-}
-
-static uint32_t le32(const unsigned char *p)
-{
-	return le16(p) | le16(p + 2) << 16;
-}
-
-enum {
-	ACL_USER_OBJ = 0x01,
-	ACL_USER = 0x02,
-	ACL_GROUP_OBJ = 0x04,
-	ACL_GROUP = 0x08,
-	ACL_MASK = 0x10,
-	ACL_OTHER = 0x20,
-};
-
-/*
- * A POSIX ACL in its xattr form (linux/posix_acl_xattr.h: a u32 version
- * 2, then 8-byte entries {u16 tag, u16 perm, u32 id}, little-endian),
- * checked as the kernel does (posix_acl_from_xattr, posix_acl_valid):
- * entries in tag order, USER and GROUP ids increasing, one each of
- * USER_OBJ, GROUP_OBJ and OTHER, at most one MASK and one whenever there
- * are USER or GROUP entries, perms within rwx.  *perm gets the
- * permission bits it stands for (owner, mask or else group, other);
- * *minimal whether it is only USER_OBJ, GROUP_OBJ and OTHER.  Returns 1,
- * 0 for an ACL with no entry at all (the kernel takes it as "remove the
- * ACL"), or -EINVAL.
- */
-static int acl_parse(const unsigned char *v, size_t len, uint32_t *perm,
-		     bool *minimal)
-{
-	uint32_t prev_tag = 0, prev_id = 0, u = 0, g = 0, o = 0, m = 0;
-	unsigned seen = 0;
-
-	if (len < 4 || (len - 4) % 8 || le32(v) != 2)
-		return -EINVAL;
-	if (len == 4)
-		return 0;
-	for (size_t off = 4; off < len; off += 8) {
-		uint32_t tag = le16(v + off), bits = le16(v + off + 2);
-		uint32_t id = le32(v + off + 4);
-
-		if (bits & ~7u || tag < prev_tag)
-			return -EINVAL;
-		switch (tag) {
-		case ACL_USER:
-		case ACL_GROUP:
-			if (tag == prev_tag && id <= prev_id)
-				return -EINVAL;
-			break;
-		case ACL_USER_OBJ:
-		case ACL_GROUP_OBJ:
-		case ACL_MASK:
-		case ACL_OTHER:
-			if (seen & tag)
-				return -EINVAL;
-			break;
-		default:
-			return -EINVAL;
-		}
-		if (tag == ACL_USER_OBJ)
-			u = bits;
-		else if (tag == ACL_GROUP_OBJ)
-			g = bits;
-		else if (tag == ACL_MASK)
-			m = bits;
-		else if (tag == ACL_OTHER)
-			o = bits;
-		seen |= tag;
-		prev_tag = tag;
-		prev_id = id;
-	}
-	if ((seen & (ACL_USER_OBJ | ACL_GROUP_OBJ | ACL_OTHER)) !=
-	    (ACL_USER_OBJ | ACL_GROUP_OBJ | ACL_OTHER))
-		return -EINVAL;
-	if ((seen & (ACL_USER | ACL_GROUP)) && !(seen & ACL_MASK))
-		return -EINVAL;
-	*perm = u << 6 | ((seen & ACL_MASK) ? m : g) << 3 | o;
-	*minimal = !(seen & (ACL_USER | ACL_GROUP | ACL_MASK));
-	return 1;
-}
-
-/* A chmod of a file with an access ACL: owner, mask (or group) and other
- * entries take the new bits, as the kernel's posix_acl_chmod.  v was a
- * valid ACL when set (a journal could hold anything: only whole entries
- * are touched). */
-static void acl_chmod(unsigned char *v, size_t len, uint32_t perm)
-{
-	bool mask = false;
-
-	for (size_t off = 4; off + 8 <= len; off += 8)
-		mask |= le16(v + off) == ACL_MASK;
-	for (size_t off = 4; off + 8 <= len; off += 8) {
-		uint32_t tag = le16(v + off), bits;
-
-		if (tag == ACL_USER_OBJ)
-			bits = perm >> 6 & 7;
-		else if (tag == (mask ? ACL_MASK : ACL_GROUP_OBJ))
-			bits = perm >> 3 & 7;
-		else if (tag == ACL_OTHER)
-			bits = perm & 7;
-		else
-			continue;
-		v[off + 2] = (unsigned char)bits;
-		v[off + 3] = 0;
-	}
-}
-
 /* Store rec, with its xattrs less the one named name when it has it. */
 static void store_without(struct fe_srv *s, const struct fe_req *req,
 			  const struct fe_rec *rec, const char *tail,
@@ -916,13 +803,14 @@ static void store_chmod(struct fe_srv *s, const struct fe_req *req,
 	int r;
 
 	fe_tab_xattrs(&s->tab, rec, &blk, &len);
-	if (!blk || !blk_find(blk, len, ACL_ACCESS, strlen(ACL_ACCESS), &e) ||
-	    len > FE_XATTR_REC_MAX) {
+	if (!blk || len > FE_XATTR_REC_MAX ||
+	    !blk_find(blk, len, FE_XATTR_ACL_ACCESS,
+		      strlen(FE_XATTR_ACL_ACCESS), &e)) {
 		store(s, req, rec, tail, rep);
 		return;
 	}
 	memcpy(s->xbuf, blk, len);
-	acl_chmod(s->xbuf + (e.val - blk), e.vlen, eff_perm(rec, req));
+	fe_acl_chmod(s->xbuf + (e.val - blk), e.vlen, eff_perm(rec, req));
 	r = put_x(s, req->dev, req->ino, rec, tail, s->xbuf, len);
 	if (r < 0)
 		rep->err = r;
@@ -991,16 +879,17 @@ static void op_xset(struct fe_srv *s, const struct fe_req *req,
 		rep->err = -ENODATA;
 		return;
 	}
-	if (!strcmp(x.name, ACL_ACCESS) || !strcmp(x.name, ACL_DEFAULT)) {
+	if (!strcmp(x.name, FE_XATTR_ACL_ACCESS) ||
+	    !strcmp(x.name, FE_XATTR_ACL_DEFAULT)) {
 		uint32_t perm;
 		bool minimal;
-		int a = acl_parse(x.val, x.h.value_len, &perm, &minimal);
+		int a = fe_acl_parse(x.val, x.h.value_len, &perm, &minimal);
 
 		if (a < 0) {
 			rep->err = -EINVAL;
 			return;
 		}
-		if (!strcmp(x.name, ACL_DEFAULT) &&
+		if (!strcmp(x.name, FE_XATTR_ACL_DEFAULT) &&
 		    eff_type(&rec, req) != S_IFDIR) {
 			if (a == 0)
 				return; /* nothing to remove: done */
@@ -1010,7 +899,7 @@ static void op_xset(struct fe_srv *s, const struct fe_req *req,
 		if (a == 0) {
 			/* An empty ACL: remove the one kept. */
 			keep = false;
-		} else if (!strcmp(x.name, ACL_ACCESS)) {
+		} else if (!strcmp(x.name, FE_XATTR_ACL_ACCESS)) {
 			/* The bits it stands for become the mode; a minimal
 			 * ACL is nothing more (posix_acl_update_mode). */
 			rec.mode = (rec.mode & S_IFMT) |
