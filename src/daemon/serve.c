@@ -373,25 +373,14 @@ static bool lookup_own(struct fe_srv *s, const struct fe_req *req,
 	return lookup(s, req, rec);
 }
 
-static uint32_t eff_type(const struct fe_rec *rec, const struct fe_req *req)
-{
-	return (rec->flags & FE_REC_DEV_SET) ? rec->mode & S_IFMT :
-					       req->real_mode & S_IFMT;
-}
-
-static uint32_t eff_perm(const struct fe_rec *rec, const struct fe_req *req)
-{
-	return (rec->flags & FE_REC_MODE_SET) ? rec->mode & PERM_BITS :
-						req->real_mode & PERM_BITS;
-}
-
-/* Fill rep with what stat should show: rec laid over the real file, or
- * the defaults when rec is NULL (fe_rec_view(), shared with the shim). */
-static void reply_rec(const struct fe_srv *s, const struct fe_req *req,
-		      const struct fe_rec *rec, struct fe_rep *rep)
+/* What stat shows of req's file: rec laid over the real file, or the
+ * defaults when rec is NULL.  The one rule is fe_rec_view(), shared with
+ * the shim's reader; every op that looks at a file's effective type or
+ * bits asks it here. */
+static void view(const struct fe_srv *s, const struct fe_req *req,
+		 const struct fe_rec *rec, struct fe_view *v)
 {
 	struct fe_slot slot = { 0 };
-	struct fe_view v;
 
 	if (rec) {
 		slot.uid = rec->uid;
@@ -401,7 +390,26 @@ static void reply_rec(const struct fe_srv *s, const struct fe_req *req,
 		slot.flags = FE_SLOT_USED | rec->flags;
 	}
 	fe_rec_view(rec ? &slot : NULL, req->real_mode, req->real_uid,
-		    req->real_gid, s->unknown_is_real, &v);
+		    req->real_gid, s->unknown_is_real, v);
+}
+
+/* The st_mode stat shows with rec over req's file. */
+static uint32_t shown_mode(const struct fe_srv *s, const struct fe_req *req,
+			   const struct fe_rec *rec)
+{
+	struct fe_view v;
+
+	view(s, req, rec, &v);
+	return v.mode;
+}
+
+/* Fill rep with what stat should show (view()). */
+static void reply_rec(const struct fe_srv *s, const struct fe_req *req,
+		      const struct fe_rec *rec, struct fe_rep *rep)
+{
+	struct fe_view v;
+
+	view(s, req, rec, &v);
 	rep->flags = (rec ? FE_R_FOUND : 0) | (v.dev ? FE_R_DEV : 0);
 	rep->uid = v.uid;
 	rep->gid = v.gid;
@@ -458,7 +466,7 @@ static void op_chown(struct fe_srv *s, const struct fe_req *req,
 		     const char *tail, struct fe_rep *rep)
 {
 	struct fe_rec rec;
-	uint32_t perm, kept;
+	uint32_t shown, perm, kept;
 
 	if (!lookup(s, req, &rec))
 		new_rec(s, req, &rec);
@@ -466,8 +474,9 @@ static void op_chown(struct fe_srv *s, const struct fe_req *req,
 		rec.uid = req->uid;
 	if (req->flags & FE_F_GID)
 		rec.gid = req->gid;
-	if (eff_type(&rec, req) != S_IFDIR) {
-		perm = eff_perm(&rec, req);
+	shown = shown_mode(s, req, &rec);
+	if (!S_ISDIR(shown)) {
+		perm = shown & PERM_BITS;
 		kept = perm & ~(uint32_t)S_ISUID;
 		if (kept & S_IXGRP)
 			kept &= ~(uint32_t)S_ISGID;
@@ -810,7 +819,7 @@ static void store_chmod(struct fe_srv *s, const struct fe_req *req,
 		return;
 	}
 	memcpy(s->xbuf, blk, len);
-	fe_acl_chmod(s->xbuf + (e.val - blk), e.vlen, eff_perm(rec, req));
+	fe_acl_chmod(s->xbuf + (e.val - blk), e.vlen, shown_mode(s, req, rec) & PERM_BITS);
 	r = put_x(s, req->dev, req->ino, rec, tail, s->xbuf, len);
 	if (r < 0)
 		rep->err = r;
@@ -890,7 +899,7 @@ static void op_xset(struct fe_srv *s, const struct fe_req *req,
 			return;
 		}
 		if (!strcmp(x.name, FE_XATTR_ACL_DEFAULT) &&
-		    eff_type(&rec, req) != S_IFDIR) {
+		    !S_ISDIR(shown_mode(s, req, &rec))) {
 			if (a == 0)
 				return; /* nothing to remove: done */
 			rep->err = -EACCES;
@@ -903,7 +912,7 @@ static void op_xset(struct fe_srv *s, const struct fe_req *req,
 			/* The bits it stands for become the mode; a minimal
 			 * ACL is nothing more (posix_acl_update_mode). */
 			rec.mode = (rec.mode & S_IFMT) |
-				   (eff_perm(&rec, req) & 07000) | perm;
+				   (shown_mode(s, req, &rec) & 07000) | perm;
 			rec.flags |= FE_REC_MODE_SET;
 			keep = !minimal;
 		}
