@@ -246,7 +246,6 @@ static int next_timeout(const struct fe_loop *lp)
 	return until <= now ? 0 : (int)(until - now);
 }
 
-/* Returns 0 when told to stop, or -errno when epoll fails. */
 /*
  * How long the loop keeps looking for messages without sleeping after it
  * served some.  One-way changes come in bursts (chown -R, tar x), one
@@ -259,6 +258,7 @@ static int next_timeout(const struct fe_loop *lp)
  */
 #define SPIN_US 200
 
+/* Returns 0 when told to stop, or -errno when epoll fails. */
 static int run(struct fe_loop *lp)
 {
 	struct epoll_event evs[MAX_EVENTS];

@@ -29,6 +29,17 @@ FE_OPS(FE_OP_DECL)
 bool fe_srv_lookup(struct fe_srv *s, const struct fe_req *req,
 		   struct fe_rec *rec);
 
+/* The record at req's key if it is req's file, for the ops that may come
+ * late, one-way and with no pending counter to order them (DROP, RENAME,
+ * RENAMEDIR): a birth time that differs says the request is stale, not
+ * the record, and nothing is deleted.  Else as fe_srv_lookup(). */
+bool fe_srv_lookup_own(struct fe_srv *s, const struct fe_req *req,
+		       struct fe_rec *rec);
+
+/* A path hint in, in its lexical normal form, into out (room for
+ * strlen(in) + 1 bytes); a relative one is copied. */
+void fe_srv_norm_path(const char *in, char *out);
+
 /* A fresh record for req's file: default owner, the real type, nothing
  * faked. */
 void fe_srv_new_rec(const struct fe_srv *s, const struct fe_req *req,

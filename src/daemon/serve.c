@@ -1,27 +1,25 @@
 /*
- * Request checks and the ops; see serve.h and proto.h.  Everything a
- * message asks is checked by fe_req_check() before fe_serve_req() runs,
- * so the ops trust their input; they never log, never exit, and leave
- * the reply's unused fields zero.
+ * The dispatch of a checked request to its op's handler, the ops on one
+ * file's record, the record helpers every handler shares (ops.h), and the
+ * trace of a change; see serve.h and proto.h.  Everything a message asks
+ * is checked by fe_req_check() before a handler runs, so the handlers
+ * trust their input; they never log, never exit, and leave the reply's
+ * unused fields zero.
  */
 #include "serve.h"
 
 #include <errno.h>
-#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
-#include "common/acl.h"
 #include "common/util.h"
 #include "ops.h"
-#include "journal/journal.h"
 
 /* Table slots to start with: 40 KiB, enough for a small build. */
 #define SRV_INIT_CAP 1024
 
-#define PERM_BITS 07777u
-
+#define PERM_BITS FE_MAP_PERM_BITS
 
 int fe_srv_init(struct fe_srv *s, bool unknown_is_real)
 {
@@ -82,7 +80,7 @@ void fe_srv_new_rec(const struct fe_srv *s, const struct fe_req *req,
  * "/a".  ("x/.." is taken lexically: a symlink x makes the hint wrong, and
  * the load drops it.)
  */
-static void norm_path(const char *in, char *out)
+void fe_srv_norm_path(const char *in, char *out)
 {
 	strcpy(out, in);
 	if (out[0] == '/')
@@ -97,7 +95,7 @@ int fe_srv_put(struct fe_srv *s, uint64_t dev, uint64_t ino,
 	int r;
 
 	if (path && strlen(path) < FE_PATH_MAX) {
-		norm_path(path, buf);
+		fe_srv_norm_path(path, buf);
 		path = buf;
 	}
 	r = set_x ? fe_tab_put_xattrs(&s->tab, dev, ino, rec, path, blk, len) :
@@ -159,7 +157,7 @@ bool fe_srv_lookup(struct fe_srv *s, const struct fe_req *req,
  * inode number a newer file has now.  A birth time that differs then
  * says the request is stale, not the record: nothing is deleted.
  */
-static bool lookup_own(struct fe_srv *s, const struct fe_req *req,
+bool fe_srv_lookup_own(struct fe_srv *s, const struct fe_req *req,
 		       struct fe_rec *rec)
 {
 	if (!fe_tab_find(&s->tab, req->dev, req->ino, rec))
@@ -365,7 +363,7 @@ void fe_op_DROP(struct fe_srv *s, struct fe_call *call)
 	struct fe_rep *rep = &call->rep;
 	struct fe_rec rec;
 
-	if (!lookup_own(s, req, &rec))
+	if (!fe_srv_lookup_own(s, req, &rec))
 		return;
 	rep->flags = FE_R_FOUND;
 	if (rec.flags & FE_REC_ORPHAN)
@@ -382,150 +380,10 @@ void fe_op_RENAME(struct fe_srv *s, struct fe_call *call)
 	struct fe_rep *rep = &call->rep;
 	struct fe_rec rec;
 
-	if (lookup_own(s, req, &rec))
+	if (fe_srv_lookup_own(s, req, &rec))
 		fe_srv_store(s, req, &rec, tail, rep);
 	else
 		fe_srv_reply_rec(s, req, NULL, rep);
-}
-
-/* One prefix move of a RENAMEDIR: a record under from (flen bytes, an
- * absolute normal path other than "/") gets to in its place. */
-struct pmove {
-	const char *from, *to;
-	size_t flen, tlen;
-};
-
-/* Whether the normal path p lies under the directory dir of dlen bytes:
- * "/a/b" does under "/a"; "/a" and "/ab" do not. */
-static bool under(const char *p, const char *dir, size_t dlen)
-{
-	return !strncmp(p, dir, dlen) && p[dlen] == '/';
-}
-
-/* The index of the first of the n moves whose from holds p, or n. */
-static size_t pmove_of(const char *p, const struct pmove *m, size_t n)
-{
-	size_t i = 0;
-
-	while (i < n && !(p && under(p, m[i].from, m[i].flen)))
-		i++;
-	return i;
-}
-
-/*
- * Every record whose path lies under one of the n moves' from paths (the
- * froms disjoint) gets that move's to in its place.  Each record's move
- * is decided once, from its path before the call, so that with two moves
- * (an exchange: A to B and B to A) a record moved to B is never moved
- * back.  O(records), with an allocation: directory renames are rare next
- * to stats and chowns.  The keys are collected first, as a put may move
- * slots under an iteration.  Returns 0 or -ENOMEM: the records not yet
- * moved then keep their old paths.
- */
-static int move_prefixes(struct fe_srv *s, const struct pmove *m, size_t nm)
-{
-	struct key {
-		uint64_t dev, ino;
-		size_t move;
-	} *keys = NULL;
-	size_t n = 0, cap = 0, pos = 0;
-	struct fe_rec rec;
-	uint64_t dev, ino;
-	int err = 0;
-
-	while (nm && fe_tab_next(&s->tab, &pos, &dev, &ino, &rec)) {
-		size_t i = pmove_of(fe_tab_path(&s->tab, &rec), m, nm);
-
-		if (i == nm)
-			continue;
-		if (n == cap) {
-			size_t ncap = cap ? 2 * cap : 64;
-			struct key *k = realloc(keys, ncap * sizeof(*k));
-
-			if (!k) {
-				err = -ENOMEM;
-				break;
-			}
-			keys = k;
-			cap = ncap;
-		}
-		keys[n++] = (struct key){ dev, ino, i };
-	}
-	for (size_t i = 0; i < n; i++) {
-		const struct pmove *mv = &m[keys[i].move];
-		const char *p;
-		char *np;
-		size_t rest;
-
-		if (!fe_tab_find(&s->tab, keys[i].dev, keys[i].ino, &rec))
-			continue;
-		p = fe_tab_path(&s->tab, &rec);
-		if (!p || !under(p, mv->from, mv->flen))
-			continue;
-		rest = strlen(p) - mv->flen;
-		np = malloc(mv->tlen + rest + 1);
-		if (!np) {
-			err = -ENOMEM;
-			break;
-		}
-		memcpy(np, mv->to, mv->tlen);
-		memcpy(np + mv->tlen, p + mv->flen, rest + 1);
-		if (put(s, keys[i].dev, keys[i].ino, &rec, np) < 0)
-			err = -ENOMEM;
-		free(np);
-	}
-	free(keys);
-	return err;
-}
-
-/* A prefix a record can lie under: absolute and not "/". */
-static bool movable(const char *p)
-{
-	return p[0] == '/' && p[1];
-}
-
-/*
- * A directory moved from the tail's first path to its second: every record
- * whose path lies under the old one follows, so that the journal's check
- * finds them at load.  With FE_F_XCHG the two paths swapped their inodes
- * (renameat2's RENAME_EXCHANGE): the records under each take the other's
- * prefix, in one pass.  The kernel refuses to exchange a directory with
- * its own ancestor, so such a claim (or one that names "/" or a relative
- * path) is -EINVAL with nothing changed; the same path twice (the kernel
- * allows it) moves nothing.
- */
-void fe_op_RENAMEDIR(struct fe_srv *s, struct fe_call *call)
-{
-	const struct fe_req *req = call->req;
-	const char *tail = call->tail;
-	struct fe_rep *rep = &call->rep;
-	char from[FE_PATH_MAX + 1], to[FE_PATH_MAX + 1];
-	struct pmove m[2];
-	struct fe_rec rec;
-	size_t nm = 0;
-	int err;
-
-	norm_path(tail, from);
-	norm_path(tail + strlen(tail) + 1, to);
-	m[0] = (struct pmove){ from, to, strlen(from), strlen(to) };
-	m[1] = (struct pmove){ to, from, m[0].tlen, m[0].flen };
-	if (req->flags & FE_F_XCHG) {
-		if (!movable(from) || !movable(to) ||
-		    under(to, from, m[0].flen) || under(from, to, m[0].tlen)) {
-			rep->err = -EINVAL;
-			return;
-		}
-		nm = strcmp(from, to) ? 2 : 0;
-	} else if (movable(from)) {
-		nm = 1;
-	}
-	err = move_prefixes(s, m, nm);
-	if (lookup_own(s, req, &rec))
-		fe_srv_store(s, req, &rec, to, rep);
-	else
-		fe_srv_reply_rec(s, req, NULL, rep);
-	if (err && !rep->err)
-		rep->err = err;
 }
 
 /* SESSION: this connection is the launcher's, for CMD's pid (ino) and

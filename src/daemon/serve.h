@@ -1,7 +1,8 @@
 /*
- * Requests: the checks every message must pass and what each op does to
- * the table.  No sockets here: the loop hands in bytes and sends back the
- * reply, so unit tests drive this module directly.
+ * Requests: the state every connection shares, and what each op does to
+ * it (the checks every message must pass first are check.h's).  No
+ * sockets here: the loop hands in a checked request and sends back the
+ * reply a handler made, so unit tests drive this module directly.
  */
 #ifndef FE_DAEMON_SERVE_H
 #define FE_DAEMON_SERVE_H
