@@ -13,7 +13,7 @@
  * padding is explicit and must be zero.
  *
  * The daemon checks every field before it acts (fe_req_check() in
- * src/daemon/serve.c): a message whose length is not sizeof(struct fe_req)
+ * src/daemon/check.c): a message whose length is not sizeof(struct fe_req)
  * + tail_len, with a wrong version, an unknown op, flags outside the op's
  * mask, a tail the op does not take or a malformed path, closes that
  * connection and changes nothing.

@@ -356,7 +356,7 @@ void fe_op_CREATE(struct fe_srv *s, struct fe_call *call)
 }
 
 /* The inode has no name left: its record waits, as an orphan, for no
- * process to have it open (fe_srv_reap()). */
+ * process to have it open (fe_reap_orphans()). */
 void fe_op_DROP(struct fe_srv *s, struct fe_call *call)
 {
 	const struct fe_req *req = call->req;
