@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -109,6 +110,7 @@ static const char *xtail_problem(uint16_t op, const char *tail, uint32_t n)
 static const char *req_problem(const void *buf, size_t len)
 {
 	struct fe_req req;
+	bool names_file;
 	uint32_t type;
 
 	if (len < sizeof(req))
@@ -125,12 +127,13 @@ static const char *req_problem(const void *buf, size_t len)
 		return "unknown op";
 	if (req.flags & ~op_flags[req.op])
 		return "flags outside the op's mask";
-	if (req.btag && !(fe_op_kind(req.op) & FE_OPK_FILE))
+	names_file = fe_op_kind(req.op) & FE_OPK_FILE;
+	if (req.btag && !names_file)
 		return "birth-time tag on an op that names no file";
 	if (req.real_mode & ~(uint32_t)(S_IFMT | PERM_BITS))
 		return "bad real_mode";
 	type = req.real_mode & S_IFMT;
-	if (!fe_type_valid(type) && !(type == 0 && !(fe_op_kind(req.op) & FE_OPK_FILE)))
+	if (!fe_type_valid(type) && !(type == 0 && !names_file))
 		return "bad real_mode type";
 	if ((req.op == FE_OP_CHMOD || req.op == FE_OP_CREATE) &&
 	    (req.flags & FE_F_MODE) && (req.mode & ~PERM_BITS))
@@ -151,7 +154,7 @@ static const char *req_problem(const void *buf, size_t len)
 	}
 	/* Keys and devices fit the kernel's 32-bit dev_t (fakeenv/map.h):
 	 * the slots keep 32 bits of them. */
-	if (!!(fe_op_kind(req.op) & FE_OPK_FILE) && req.dev > FE_DEV_MAX)
+	if (names_file && req.dev > FE_DEV_MAX)
 		return "dev past 32 bits";
 	if (req.op == FE_OP_MKNOD && (req.flags & FE_F_RDEV) &&
 	    req.rdev > FE_DEV_MAX)
