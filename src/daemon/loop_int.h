@@ -19,9 +19,10 @@
 #include "state.h"
 #include "trace.h"
 
-/* Refused connections and bad requests cost their sender nothing: the
- * first NOISE_FIRST of each are logged one by one, the rest are counted
- * and summed up in one line at most every NOISE_EVERY_MS, and at exit. */
+/* Refused connections and bad requests cost their sender nothing
+ * (conn.c): the first NOISE_FIRST of each are logged one by one, the rest
+ * are counted and summed up in one line at most every NOISE_EVERY_MS, and
+ * at exit. */
 #define NOISE_FIRST    5
 #define NOISE_EVERY_MS 10000
 
@@ -52,9 +53,8 @@ struct conn {
 			      the list and on the loop's dead list, freed
 			      after the batch of events that may name it */
 	struct conn *prev; /* the loop's list of clients, the most
-			      recently active first (closed: the next of
-			      the dead list) */
-	struct conn *next;
+			      recently active first */
+	struct conn *next; /* closed: the next of the dead list */
 };
 
 enum { CKPT_NONE, CKPT_NEXT, CKPT_RUNNING };
