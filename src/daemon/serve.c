@@ -49,7 +49,6 @@ void fe_srv_free(struct fe_srv *s)
 	s->xbuf = NULL;
 }
 
-
 static uint32_t default_uid(const struct fe_srv *s, const struct fe_req *req)
 {
 	return s->unknown_is_real ? req->real_uid : 0;
