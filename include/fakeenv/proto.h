@@ -13,7 +13,7 @@
  * padding is explicit and must be zero.
  *
  * The daemon checks every field before it acts (fe_req_check() in
- * src/daemon/serve.c): a message whose length is not sizeof(struct fe_req)
+ * src/daemon/check.c): a message whose length is not sizeof(struct fe_req)
  * + tail_len, with a wrong version, an unknown op, flags outside the op's
  * mask, a tail the op does not take or a malformed path, closes that
  * connection and changes nothing.
@@ -21,6 +21,7 @@
 #ifndef FAKEENV_PROTO_H
 #define FAKEENV_PROTO_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #define FE_PROTO_VERSION 3
@@ -38,6 +39,11 @@
  * block: 8 bytes a name, plus names and values); past it XSET replies
  * -ENOSPC, as a full filesystem would. */
 #define FE_XATTR_REC_MAX (1u << 20)
+
+/* The POSIX ACLs' xattr names: the shim sends them to the daemon, which
+ * keeps them and reads the access ACL as permission bits. */
+#define FE_XATTR_ACL_ACCESS  "system.posix_acl_access"
+#define FE_XATTR_ACL_DEFAULT "system.posix_acl_default"
 
 /* Most fds a MAP reply carries. */
 #define FE_MAP_FDS 4
@@ -98,8 +104,19 @@ _Static_assert(FE_TAIL_MAX >= 2 * FE_PATH_MAX, "RENAMEDIR fits");
 /* The longest reply: a struct fe_rep and a value or a name list. */
 #define FE_REP_MAX (48 + FE_XATTR_LIST_MAX)
 
+/* What an op is (the fourth column of FE_OPS). */
+#define FE_OPK_FILE  0x1u /* names a file: dev within FE_DEV_MAX, real_mode
+			     of a valid type; else real_mode may be 0 and
+			     btag must be 0 */
+#define FE_OPK_PENDS 0x2u /* sent one-way, it changes what stat shows, so
+			     its sender raised the pending counter of the
+			     key's bucket (FE_F_ONEWAY) */
+#define FE_OPK_DRAIN 0x4u /* sent for a reply, it comes after every
+			     one-way change already queued (Order, below) */
+
 /*
- * X(name, allowed flags, tail rule), one op a line.
+ * X(name, allowed flags, tail rule, kind), one op a line.  A new op is a
+ * line here and a function in the daemon (src/daemon/ops.h).
  *
  * Every op that names a file names it by (dev, ino, btag): btag is the
  * birth-time tag of the file the shim saw (fakeenv/map.h, fe_btag()), 0
@@ -146,11 +163,12 @@ _Static_assert(FE_TAIL_MAX >= 2 * FE_PATH_MAX, "RENAMEDIR fits");
  *         rehash is in progress (read-only).  err -ENOSYS: the table is
  *         not shared; readers ask with GET, writers wait for replies.
  *
- * Order.  Every request that waits for a reply, but MAP, SESSION and
- * DETACH, first has the daemon apply every one-way change already queued
- * on any connection (a drain): a change that returned in any process
- * before a read (GET, XGET, XLIST, STATS, STATUS, CHECKPOINT) or a
- * change with a reply started is in the table before it.
+ * Order.  Every request of an FE_OPK_DRAIN op that waits for a reply
+ * (all but MAP, SESSION and DETACH) first has the daemon apply every
+ * one-way change already queued on any connection (a drain): a change
+ * that returned in any process before a read (GET, XGET, XLIST, STATS,
+ * STATUS, CHECKPOINT) or a change with a reply started is in the table
+ * before it.
  *
  * The xattrs the daemon keeps (the names a real filesystem refuses to an
  * unprivileged user: security.*, trusted.*, system.posix_acl_access and
@@ -176,41 +194,62 @@ _Static_assert(FE_TAIL_MAX >= 2 * FE_PATH_MAX, "RENAMEDIR fits");
  * killpriv); DROP, a stale record, and MKNOD or CREATE at the key take
  * them all away.
  */
-#define FE_OPS(X)                                                   \
-	X(GET,     0,                                FE_TAIL_NONE)  \
-	X(CHOWN,   FE_F_UID | FE_F_GID | FE_F_ONEWAY, FE_TAIL_OPT)  \
-	X(CHMOD,   FE_F_MODE | FE_F_ONEWAY,          FE_TAIL_OPT)   \
-	X(MKNOD,   FE_F_UID | FE_F_GID | FE_F_MODE | FE_F_RDEV,     \
-	                                             FE_TAIL_OPT)   \
-	X(CREATE,  FE_F_UID | FE_F_GID | FE_F_MODE | FE_F_ONEWAY,   \
-	                                             FE_TAIL_OPT)   \
-	X(DROP,    FE_F_ONEWAY,                      FE_TAIL_NONE)  \
-	X(RENAME,  FE_F_ONEWAY,                      FE_TAIL_REQ)   \
-	X(SESSION, 0,                                FE_TAIL_NONE)  \
-	X(DETACH,  0,                                FE_TAIL_NONE)  \
-	X(STATS,   0,                                FE_TAIL_NONE)  \
-	X(RENAMEDIR, FE_F_XCHG | FE_F_ONEWAY,        FE_TAIL_TWO)   \
-	X(CHECKPOINT, 0,                             FE_TAIL_NONE)  \
-	X(STATUS,  0,                                FE_TAIL_NONE)  \
-	X(MAP,     0,                                FE_TAIL_NONE)  \
-	X(XSET,    FE_F_XCREATE | FE_F_XREPLACE,     FE_TAIL_X)     \
-	X(XGET,    0,                                FE_TAIL_X)     \
-	X(XLIST,   0,                                FE_TAIL_X)     \
-	X(XDEL,    0,                                FE_TAIL_X)
-
-/* Whether a one-way op changes what stat shows, so that its sender raised
- * a pending counter that the daemon lowers (DROP makes an orphan and
- * RENAME moves a path: neither shows in a stat). */
-#define fe_op_pends(op) ((op) == FE_OP_CHOWN || (op) == FE_OP_CHMOD || \
-			 (op) == FE_OP_CREATE)
+/* An op on one file's record; one whose one-way form shows in stat. */
+#define FE_OPK_REC   (FE_OPK_FILE | FE_OPK_DRAIN)
+#define FE_OPK_SHOWN (FE_OPK_REC | FE_OPK_PENDS)
+#define FE_OPS(X)                                                       \
+	X(GET,        0,                    FE_TAIL_NONE, FE_OPK_REC)   \
+	X(CHOWN,      FE_F_UID | FE_F_GID | FE_F_ONEWAY,                \
+	                            FE_TAIL_OPT,  FE_OPK_SHOWN)         \
+	X(CHMOD,      FE_F_MODE | FE_F_ONEWAY,                          \
+	                            FE_TAIL_OPT,  FE_OPK_SHOWN)         \
+	X(MKNOD,      FE_F_UID | FE_F_GID | FE_F_MODE | FE_F_RDEV,      \
+	                            FE_TAIL_OPT,  FE_OPK_REC)           \
+	X(CREATE,     FE_F_UID | FE_F_GID | FE_F_MODE | FE_F_ONEWAY,    \
+	                            FE_TAIL_OPT,  FE_OPK_SHOWN)         \
+	X(DROP,       FE_F_ONEWAY,          FE_TAIL_NONE, FE_OPK_REC)   \
+	X(RENAME,     FE_F_ONEWAY,          FE_TAIL_REQ,  FE_OPK_REC)   \
+	X(SESSION,    0,                    FE_TAIL_NONE, 0)            \
+	X(DETACH,     0,                    FE_TAIL_NONE, 0)            \
+	X(STATS,      0,                    FE_TAIL_NONE, FE_OPK_DRAIN) \
+	X(RENAMEDIR,  FE_F_XCHG | FE_F_ONEWAY,                          \
+	                            FE_TAIL_TWO,  FE_OPK_REC)           \
+	X(CHECKPOINT, 0,                    FE_TAIL_NONE, FE_OPK_DRAIN) \
+	X(STATUS,     0,                    FE_TAIL_NONE, FE_OPK_DRAIN) \
+	X(MAP,        0,                    FE_TAIL_NONE, 0)            \
+	X(XSET,       FE_F_XCREATE | FE_F_XREPLACE,                     \
+	                            FE_TAIL_X,    FE_OPK_REC)           \
+	X(XGET,       0,                    FE_TAIL_X,    FE_OPK_REC)   \
+	X(XLIST,      0,                    FE_TAIL_X,    FE_OPK_REC)   \
+	X(XDEL,       0,                    FE_TAIL_X,    FE_OPK_REC)
 
 enum fe_op {
 	FE_OP_NONE = 0, /* never valid on the wire */
-#define FE_OP_ENUM(name, flags, tail) FE_OP_##name,
+#define FE_OP_ENUM(name, flags, tail, kind) FE_OP_##name,
 	FE_OPS(FE_OP_ENUM)
 #undef FE_OP_ENUM
 	FE_OP_COUNT
 };
+
+/* An op's FE_OPK_* bits; 0 for a number that is no op. */
+static inline unsigned fe_op_kind(unsigned op)
+{
+	static const unsigned char kind[FE_OP_COUNT] = {
+#define FE_OP_KIND(name, flags, tail, k) [FE_OP_##name] = (k),
+		FE_OPS(FE_OP_KIND)
+#undef FE_OP_KIND
+	};
+
+	return op < FE_OP_COUNT ? kind[op] : 0;
+}
+
+/* Whether a one-way op changes what stat shows, so that its sender raised
+ * a pending counter that the daemon lowers (DROP makes an orphan and
+ * RENAME moves a path: neither shows in a stat). */
+static inline bool fe_op_pends(unsigned op)
+{
+	return fe_op_kind(op) & FE_OPK_PENDS;
+}
 
 struct fe_req {
 	uint16_t op;        /* enum fe_op */

@@ -2,8 +2,9 @@
  * The daemon's event loop: one thread, one epoll set holding the listening
  * socket, a signalfd, the journal writer's eventfd and every client.  It
  * owns the sockets and the session rules (who may connect, when to exit,
- * whom to kill when the launcher dies, when to checkpoint); serve.c owns
- * what a request does, state.c how the journal is read and written.
+ * whom to kill when the launcher dies, when to checkpoint); the ops'
+ * handlers own what a request does (ops.h), state.c how the journal is
+ * read and written.
  */
 #ifndef FE_DAEMON_LOOP_H
 #define FE_DAEMON_LOOP_H

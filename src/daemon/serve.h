@@ -1,7 +1,8 @@
 /*
- * Requests: the checks every message must pass and what each op does to
- * the table.  No sockets here: the loop hands in bytes and sends back the
- * reply, so unit tests drive this module directly.
+ * Requests: the state every connection shares, and what each op does to
+ * it (the checks every message must pass first are check.h's).  No
+ * sockets here: the loop hands in a checked request and sends back the
+ * reply a handler made, so unit tests drive this module directly.
  */
 #ifndef FE_DAEMON_SERVE_H
 #define FE_DAEMON_SERVE_H
@@ -10,6 +11,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+#include "check.h"
 #include "fakeenv/proto.h"
 #include "table.h"
 #include "trace.h"
@@ -59,39 +61,49 @@ int fe_srv_init(struct fe_srv *s, bool unknown_is_real);
 /* Free the shared state. */
 void fe_srv_free(struct fe_srv *s);
 
-/*
- * Check a whole message of len bytes (buf need not be aligned): length ==
- * header + tail_len; version; op known; flags within the op's mask; btag
- * zero on an op that names no file; the op's tail rule, and a tail is a path of 2..FE_PATH_MAX bytes
- * ending in its only NUL; real_mode has no bits outside S_IFMT | 07777 and
- * a valid file type (type 0 allowed for SESSION, DETACH, STATS only);
- * an xattr op's tail follows FE_TAIL_X (proto.h: lengths within the
- * limits and adding up, the name's only NUL its last byte, size within
- * the op's limit, pad zero, an XSET path as above);
- * CHMOD and CREATE's FE_F_MODE mode has no bits outside 07777; MKNOD's
- * FE_F_MODE mode is a CHR, BLK, FIFO, SOCK or REG type with no bits
- * outside S_IFMT | 07777; SESSION's pid and group are within pid_t.
- * Returns 0 or -EPROTO; *why (if given) then names the broken rule.
- * Pure: reads buf only.
- */
-int fe_req_check(const void *buf, size_t len, const char **why);
+struct conn; /* the loop's (loop_int.h) */
+
+/* One request being served: what its handler is given and what it
+ * answers. */
+struct fe_call {
+	const struct fe_req *req; /* passed fe_req_check() */
+	const char *tail;         /* its tail, NULL when tail_len is 0 */
+	struct fe_sess *sess;     /* the sender's session */
+	struct conn *conn;        /* the connection it came by; NULL when the
+				     table is driven directly (unit tests, the
+				     fuzzer), where the ops that answer from
+				     the loop (STATUS, CHECKPOINT) reply
+				     -ENOSYS */
+	struct fe_rep rep;        /* the reply, zeroed first */
+	const void *reply;        /* the bytes to send: &rep, or &status */
+	size_t reply_len;
+	struct fe_status status;  /* STATUS's reply */
+	int fds[FE_MAP_FDS];      /* MAP: the fds the reply carries */
+	int nfds;                 /* how many, 0: none */
+	bool later;               /* the reply is not sent now: the handler
+				     has the connection wait (CHECKPOINT) */
+};
 
 /*
- * Carry out a request that passed fe_req_check() (tail: its path, or NULL
- * when tail_len is 0) and fill *rep, zeroed first.  rep->err is 0 or
- * -errno (-ENOMEM when the table or arena cannot grow; the state is then
- * as before the request, except that MKNOD and CREATE may have dropped the
- * record they were replacing).  Ops on a record (GET, CHOWN, CHMOD, MKNOD,
- * CREATE, RENAME) reply the effective uid, gid, mode and rdev afterwards,
- * with FE_R_FOUND when a record exists and FE_R_DEV when its type and rdev
- * are faked (rdev is 0 otherwise); DROP replies FE_R_FOUND if a live
- * record was there (it is now an orphan); STATS fills count[]; MAP
- * says in count[0] how many fds fe_tab_map_fds() gives (the loop sends
- * them), or -ENOSYS.  SESSION and DETACH change *sess only.  XGET and
- * XLIST put what follows the reply in s->rep_data and s->rep_len (0 for
- * every other op).  With s->trace, a change that succeeded and changed
- * the table adds its line (trace.h), from sess's peer and comm.
+ * Carry out call->req (which passed fe_req_check()) with its op's
+ * handler (ops.h) and fill call's reply.  rep.err is 0 or -errno (-ENOMEM
+ * when the table or arena cannot grow; the state is then as before the
+ * request, except that MKNOD and CREATE may have dropped the record they
+ * were replacing).  Ops on a record (GET, CHOWN, CHMOD, MKNOD, CREATE,
+ * RENAME) reply the effective uid, gid, mode and rdev afterwards, with
+ * FE_R_FOUND when a record exists and FE_R_DEV when its type and rdev are
+ * faked (rdev is 0 otherwise); DROP replies FE_R_FOUND if a live record
+ * was there (it is now an orphan); STATS fills count[]; MAP puts in
+ * count[0] and call->fds the fds of the shared table, or -ENOSYS.
+ * SESSION and DETACH change *sess only.  XGET and XLIST put what follows
+ * the reply in s->rep_data and s->rep_len (0 for every other op).  A
+ * one-way change lowers its pending counter (fe_op_pends()) and counts
+ * in s->lost when it failed.  With s->trace, a change that succeeded and
+ * changed the table adds its line (trace.h), from sess's peer and comm.
  */
+void fe_serve_call(struct fe_srv *s, struct fe_call *call);
+
+/* fe_serve_call() of a request that comes by no connection, into *rep. */
 void fe_serve_req(struct fe_srv *s, struct fe_sess *sess,
 		  const struct fe_req *req, const char *tail,
 		  struct fe_rep *rep);

@@ -12,6 +12,8 @@
 #include <sys/syscall.h>
 #include <sys/xattr.h>
 
+#include "common/acl.h"
+
 #define NOCHANGE ((uint32_t)-1)
 
 /*
@@ -207,42 +209,20 @@ int lchmod(const char *path, mode_t mode)
 		      errno);
 }
 
-/*
- * A POSIX ACL in its xattr form (linux/posix_acl_xattr.h): a 4-byte
- * version (2), then 8-byte entries {u16 tag, u16 perm, u32 id}, all
- * little-endian.  A minimal ACL holds exactly the owner, group and other
- * entries and means nothing but permission bits: the kernel applies it as
- * a chmod that keeps the set-id and sticky bits.  Returns true and the
- * bits in *perm for a minimal ACL.
- */
+/* Whether name and value set a minimal access ACL (fe_acl_parse()),
+ * which means nothing but permission bits: the kernel applies it as a
+ * chmod that keeps the set-id and sticky bits; *perm gets those bits. */
 static bool acl_minimal(const char *name, const void *value, size_t size,
 			mode_t *perm)
 {
-	enum { USER_OBJ = 0x01, GROUP_OBJ = 0x04, OTHER = 0x20 };
-	const unsigned char *p = value;
-	unsigned seen = 0;
+	uint32_t bits;
+	bool minimal;
 
-	if (!name || strcmp(name, "system.posix_acl_access") != 0 || !p ||
-	    size != 4 + 3 * 8 || p[0] != 2 || p[1] || p[2] || p[3])
+	if (!name || strcmp(name, FE_XATTR_ACL_ACCESS) != 0 || !value ||
+	    fe_acl_parse(value, size, &bits, &minimal) != 1 || !minimal)
 		return false;
-	*perm = 0;
-	for (size_t off = 4; off < size; off += 8) {
-		unsigned tag = p[off] | (unsigned)p[off + 1] << 8;
-		unsigned bits = (p[off + 2] | (unsigned)p[off + 3] << 8);
-
-		if (bits > 7 || (seen & tag))
-			return false;
-		seen |= tag;
-		if (tag == USER_OBJ)
-			*perm |= bits << 6;
-		else if (tag == GROUP_OBJ)
-			*perm |= bits << 3;
-		else if (tag == OTHER)
-			*perm |= bits;
-		else
-			return false;
-	}
-	return seen == (USER_OBJ | GROUP_OBJ | OTHER);
+	*perm = bits;
+	return true;
 }
 
 /* The chmod a minimal ACL stands for: fd >= 0, or dirfd+path with flags. */

@@ -34,9 +34,6 @@ struct xt {
 	((struct xt){.fd = -1, .path = (p), .flags = AT_SYMLINK_NOFOLLOW})
 #define XT_FD(f) ((struct xt){.fd = (f), .path = NULL, .flags = 0})
 
-#define ACL_ACCESS  "system.posix_acl_access"
-#define ACL_DEFAULT "system.posix_acl_default"
-
 static bool prefixed(const char *name, const char *prefix)
 {
 	return !strncmp(name, prefix, strlen(prefix));
@@ -44,7 +41,8 @@ static bool prefixed(const char *name, const char *prefix)
 
 static bool is_acl(const char *name)
 {
-	return !strcmp(name, ACL_ACCESS) || !strcmp(name, ACL_DEFAULT);
+	return !strcmp(name, FE_XATTR_ACL_ACCESS) ||
+	       !strcmp(name, FE_XATTR_ACL_DEFAULT);
 }
 
 /* A name the daemon keeps. */

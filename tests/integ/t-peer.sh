@@ -26,6 +26,11 @@ fi
 check_eq "a short message: closed" "$(as_user "$H/peer" "$S" short)" "closed"
 check_eq "an unknown op: closed" "$(as_user "$H/peer" "$S" badop)" "closed"
 check_match "still serving, nothing changed" "$(as_user "$H/peer" "$S" stats)" '^records 1 '
+# A drain that closes a connection whose own wake-up is later in the same
+# epoll batch (it was freed there, then read: a use after free).
+check_eq "a drain closes a bad one-way sender of the same batch" \
+	"$(as_user "$H/peer" "$S" drainclose)" "get answered bad closed
+daemon serving"
 touch done
 wait $p
 check_eq "the session's record intact" "$(cat after)" "7:7"

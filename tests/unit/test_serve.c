@@ -562,7 +562,46 @@ static void test_session_stats(void)
 	srv.clients = 3;
 	serve(&r, NULL);
 	CHECK("STATS", rep.err == 0 && rep.count[0] == 1 && rep.count[1] == 3);
+	/* The ops that answer from the loop's state, served with no loop. */
+	r = req_of(FE_OP_STATUS);
+	r.real_mode = 0;
+	serve(&r, NULL);
+	CHECK("STATUS without a loop: -ENOSYS", rep.err == -ENOSYS);
+	r = req_of(FE_OP_CHECKPOINT);
+	r.real_mode = 0;
+	serve(&r, NULL);
+	CHECK("CHECKPOINT without a loop: -ENOSYS", rep.err == -ENOSYS);
 	fe_srv_free(&srv);
+}
+
+/* The kinds in FE_OPS say what proto.h's text promises: which ops pend,
+ * drain and name a file. */
+static void test_op_kinds(void)
+{
+	unsigned pends = 0, nodrain = 0, nofile = 0;
+
+	for (unsigned op = 0; op <= FE_OP_COUNT; op++) {
+		unsigned k = fe_op_kind(op);
+
+		if (k & FE_OPK_PENDS)
+			pends |= 1u << op;
+		if (!(k & FE_OPK_DRAIN))
+			nodrain |= 1u << op;
+		if (!(k & FE_OPK_FILE))
+			nofile |= 1u << op;
+	}
+	CHECK("pending counters: CHOWN, CHMOD, CREATE",
+	      pends == (1u << FE_OP_CHOWN | 1u << FE_OP_CHMOD |
+			1u << FE_OP_CREATE));
+	CHECK("no drain: MAP, SESSION, DETACH (and no op)",
+	      nodrain == (1u << FE_OP_NONE | 1u << FE_OP_MAP |
+			  1u << FE_OP_SESSION | 1u << FE_OP_DETACH |
+			  1u << FE_OP_COUNT));
+	CHECK("no file: the session's and the daemon's ops",
+	      nofile == (1u << FE_OP_NONE | 1u << FE_OP_SESSION |
+			 1u << FE_OP_DETACH | 1u << FE_OP_STATS |
+			 1u << FE_OP_CHECKPOINT | 1u << FE_OP_STATUS |
+			 1u << FE_OP_MAP | 1u << FE_OP_COUNT));
 }
 
 /* ---- xattrs ---- */
@@ -1081,6 +1120,7 @@ int main(void)
 	test_mknod_create();
 	test_unknown_is_real();
 	test_session_stats();
+	test_op_kinds();
 	test_xattr_check();
 	test_xattr_ops();
 	test_xattr_growth();

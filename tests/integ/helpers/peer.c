@@ -13,13 +13,23 @@
  *                          RENAMEDIRs of /g to /g/ and LEN bytes of 'x'
  *                          (each moves every record again, deeper):
  *                          prints "records N clients N" (STATS) at the end
+ *   peer SOCKET drainclose one epoll batch that holds a GET on one
+ *                          connection and then a malformed one-way change
+ *                          on another, which the GET's drain closes:
+ *                          the daemon is stopped (SIGSTOP) while both are
+ *                          sent, so that they wake it together, in that
+ *                          order.  Prints "get G bad B" (answered or
+ *                          closed) and the daemon's STATS after.
  * connect failures print "ERR <errno name>"; a connection the daemon
  * closes without a reply prints "closed".
  */
 #include "helper.h"
 
+#include <signal.h>
+#include <stdbool.h>
 #include <sys/socket.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "fakeenv/proto.h"
@@ -127,6 +137,85 @@ static int renamedir(int fd, long n, long k, long len)
 	return 0;
 }
 
+static int dial(const struct sockaddr_un *sa)
+{
+	int fd = socket(AF_UNIX, SOCK_SEQPACKET, 0);
+
+	if (fd < 0 || connect(fd, (const struct sockaddr *)sa, sizeof(*sa)) < 0)
+		return -errno;
+	return fd;
+}
+
+/* Whether process pid is stopped (state T in /proc/PID/stat). */
+static bool stopped(pid_t pid)
+{
+	char path[64], buf[512], *p;
+	FILE *f;
+	size_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	f = fopen(path, "r");
+	if (!f)
+		return false;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	p = strrchr(buf, ')');
+	return p && p[1] == ' ' && p[2] == 'T';
+}
+
+static const char *answered(int fd)
+{
+	struct fe_rep rep;
+
+	return recv(fd, &rep, sizeof(rep), 0) > 0 ? "answered" : "closed";
+}
+
+/* drainclose: see the head comment.  0 or an exit status. */
+static int drainclose(const struct sockaddr_un *sa)
+{
+	struct fe_req st = { .op = FE_OP_STATUS, .version = FE_PROTO_VERSION };
+	struct fe_req get = { .op = FE_OP_GET, .version = FE_PROTO_VERSION,
+			      .dev = 0x10, .ino = 77,
+			      .real_mode = S_IFREG | 0644 };
+	/* One-way, so that a drain takes it; a wrong version, so that the
+	 * check refuses it. */
+	struct fe_req bad = { .op = FE_OP_CHOWN, .version = 999,
+			      .flags = FE_F_ONEWAY | FE_F_UID, .dev = 0x10,
+			      .ino = 78, .real_mode = S_IFREG | 0644 };
+	struct fe_status status;
+	const struct timespec tick = { 0, 10 * 1000 * 1000 };
+	int a = dial(sa), b = dial(sa), c, i;
+	pid_t pid;
+
+	if (a < 0 || b < 0)
+		return err_out(a < 0 ? -a : -b);
+	if (send(b, &st, sizeof(st), MSG_NOSIGNAL) < 0 ||
+	    recv(b, &status, sizeof(status), 0) != (ssize_t)sizeof(status))
+		return err_out(EPROTO);
+	pid = (pid_t)status.pid;
+	if (kill(pid, SIGSTOP) < 0)
+		return err_out(errno);
+	for (i = 0; i < 500 && !stopped(pid); i++)
+		nanosleep(&tick, NULL);
+	if (send(b, &get, sizeof(get), MSG_NOSIGNAL) < 0 ||
+	    send(a, &bad, sizeof(bad), MSG_NOSIGNAL) < 0) {
+		kill(pid, SIGCONT);
+		return err_out(errno);
+	}
+	kill(pid, SIGCONT);
+	printf("get %s ", answered(b));
+	printf("bad %s\n", answered(a));
+	c = dial(sa);
+	if (c < 0 || send(c, &st, sizeof(st), MSG_NOSIGNAL) < 0 ||
+	    recv(c, &status, sizeof(status), 0) != (ssize_t)sizeof(status)) {
+		printf("daemon gone\n");
+		return 0;
+	}
+	printf("daemon serving\n");
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
@@ -139,12 +228,14 @@ int main(int argc, char **argv)
 
 	if (argc < 3 || strlen(argv[1]) >= sizeof(sa.sun_path)) {
 		fprintf(stderr, "usage: peer SOCKET stats|short|badop|many N "
-				"KIND|renamedir N K LEN\n");
+				"KIND|renamedir N K LEN|drainclose\n");
 		return 2;
 	}
 	strcpy(sa.sun_path, argv[1]);
 	if (!strcmp(argv[2], "many") && argc == 5)
 		return many(&sa, argv[3], argv[4]);
+	if (!strcmp(argv[2], "drainclose") && argc == 3)
+		return drainclose(&sa);
 	if (argc != 3 && !(argc == 6 && !strcmp(argv[2], "renamedir")))
 		return 2;
 	if (!strcmp(argv[2], "short"))
