@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "common/util.h"
+#include "fakeenv/daemon.h"
 #include "layout.h"
 
 int fe_jnl_xattr_put(unsigned char *blk, size_t cap, size_t *len,
@@ -257,7 +258,7 @@ int fe_jnl_save(const char *path,
 	char *tmp;
 	int fd, r;
 
-	if (asprintf(&tmp, "%s.tmp.XXXXXX", path) < 0)
+	if (asprintf(&tmp, "%s" FE_JNL_TMP "XXXXXX", path) < 0)
 		return -ENOMEM;
 	fd = mkostemp(tmp, O_CLOEXEC);
 	if (fd < 0) {
@@ -288,7 +289,7 @@ static int tmp_at(int dirfd, const char *name, char *tmp, size_t size)
 		int fd;
 
 		clock_gettime(CLOCK_REALTIME, &ts);
-		if ((size_t)snprintf(tmp, size, "%s.tmp.%ld%u%06ld", name,
+		if ((size_t)snprintf(tmp, size, "%s" FE_JNL_TMP "%ld%u%06ld", name,
 				     (long)getpid(),
 				     __atomic_add_fetch(&seq, 1, __ATOMIC_RELAXED),
 				     ts.tv_nsec / 1000 % 1000000) >= size)
