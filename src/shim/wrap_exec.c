@@ -65,12 +65,16 @@ static int call_real(const struct call *c, char *const envp[])
 
 	switch (c->how) {
 	case EXECVE:
+		fe_sec_exec(FE_EXEC_PATH, c->path, -1, 0);
 		return REAL(execve, c->path, c->argv, envp);
 	case EXECVPE:
+		fe_sec_exec(FE_EXEC_SEARCH, c->path, -1, 0);
 		return REAL(execvpe, c->path, c->argv, envp);
 	case FEXECVE:
+		fe_sec_exec(FE_EXEC_FD, NULL, c->fd, 0);
 		return REAL(fexecve, c->fd, c->argv, envp);
 	case EXECVEAT:
+		fe_sec_exec(FE_EXEC_AT, c->path, c->fd, c->flags);
 		return REAL(execveat, c->fd, c->path, c->argv, envp, c->flags);
 	case SPAWN:
 	case SPAWNP:

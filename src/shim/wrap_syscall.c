@@ -155,7 +155,7 @@ static long fchmodat2_route(const long *a)
 
 /* The numbers the shim fakes, each to its wrapper; *done is false for the
  * others. */
-static long route(long nr, const long *a, bool *done)
+long fe_route_syscall(long nr, const long *a, bool *done)
 {
 	*done = true;
 	switch (nr) {
@@ -375,7 +375,7 @@ long syscall(long nr, ...)
 	va_end(ap);
 	if (!fe_faking())
 		return raw(nr, a);
-	r = route(nr, a, &done);
+	r = fe_route_syscall(nr, a, &done);
 	return done ? r : raw(nr, a);
 }
 
