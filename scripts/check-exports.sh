@@ -10,8 +10,11 @@ cc=${CC:-cc}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-printf '#define WRAP(r, n, p) n\n#include "wrap.def"\n' |
-	$cc -E -P -I"$top/src/shim" - | tr -d ' ' | grep -v '^$' | sort -u >"$tmp/table"
+# Besides the wrappers, one entry of our own: the supervisor's
+# (src/shim/supervise.c), which the launcher finds with dlsym.
+{ printf '#define WRAP(r, n, p) n\n#include "wrap.def"\n' |
+	$cc -E -P -I"$top/src/shim" - | tr -d ' ' | grep -v '^$'
+  echo fakeenv_supervise; } | sort -u >"$tmp/table"
 nm -D --defined-only "$so" | awk '$2 ~ /^[TWi]$/ {print $3}' | sort -u >"$tmp/exported"
 nm -D --undefined-only "$so" | awk '{print $2}' | sed 's/@.*//' | sort -u >"$tmp/imported"
 

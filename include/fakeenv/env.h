@@ -48,6 +48,14 @@
 /* At most this many prefixes of FAKEENV_IGNORE_PATHS are honoured. */
 #define FE_IGNORE_MAX 32
 
+/* "auto" (the default), "always" or "never": which programs of the
+ * session run under its seccomp filter (fakeenv/seccomp.h).  The
+ * launcher's default for --seccomp; set by it for CMD. */
+#define FE_ENV_SECCOMP "FAKEENV_SECCOMP"
+/* Where the session's supervisor takes armed processes: an AF_UNIX
+ * socket name, '@' first for the abstract namespace.  Set by the
+ * launcher; absent: nothing is armed. */
+#define FE_ENV_SUPERVISOR "FAKEENV_SUPERVISOR"
 /* What the shim's exec wrappers put back into a child's environment when
  * it lacks them, X(NAME, FROM): NAME=value of the load-time FROM.  The
  * value always comes from a FAKEENV_* variable, which is what the shim
@@ -57,6 +65,8 @@
 	X(FE_ENV_LIB, FE_ENV_LIB)                  \
 	X(FE_ENV_UNKNOWN_REAL, FE_ENV_UNKNOWN_REAL) \
 	X(FE_ENV_IGNORE_PATHS, FE_ENV_IGNORE_PATHS) \
+	X(FE_ENV_SECCOMP, FE_ENV_SECCOMP)          \
+	X(FE_ENV_SUPERVISOR, FE_ENV_SUPERVISOR)    \
 	X(FE_ENV_FAKEROOTKEY, FE_ENV_SOCKET)
 
 /* The launcher's default for --state DIR: a persistent session.  Read by

@@ -143,6 +143,20 @@ _Static_assert(sizeof(struct fe_map_root) == 64, "root layout");
  */
 #define FE_PEND_BUCKETS 4096u
 
+/* The hash of a (dev, ino) key, part of the layout: a slot's home is
+ * (hash & mask), linear probing from there, and a key's pending counter
+ * is bucket ((hash >> 40) & (FE_PEND_BUCKETS - 1)).  The daemon places
+ * and every reader probes with it: change it and FE_MAP_VERSION. */
+static inline uint64_t fe_hash_key(uint64_t dev, uint64_t ino)
+{
+	uint64_t h = ino * 0x9e3779b97f4a7c15ull ^ (dev + 0x632be59bd9b4e019ull);
+
+	h ^= h >> 31;
+	h *= 0xbf58476d1ce4e5b9ull;
+	h ^= h >> 29;
+	return h;
+}
+
 /* Bytes of an array memfd of cap slots. */
 static inline uint64_t fe_map_arr_size(uint64_t cap)
 {

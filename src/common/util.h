@@ -65,15 +65,4 @@ static inline bool fe_type_valid(uint32_t type)
 	return false;
 }
 
-/* 64-bit mixing hash of a (dev, ino) key. */
-static inline uint64_t fe_hash_key(uint64_t dev, uint64_t ino)
-{
-	uint64_t h = ino * 0x9e3779b97f4a7c15ull ^ (dev + 0x632be59bd9b4e019ull);
-
-	h ^= h >> 31;
-	h *= 0xbf58476d1ce4e5b9ull;
-	h ^= h >> 29;
-	return h;
-}
-
 #endif

@@ -192,3 +192,38 @@ void fe_arena_unpin(struct fe_arena *a, const char *buf)
 		free(a->pinned);
 	a->pinned = NULL;
 }
+
+size_t fe_arena_entry(const struct fe_arena *a, uint32_t off, bool xattrs,
+		      size_t *plen, const unsigned char **blk, size_t *blen)
+{
+	const char *p = fe_arena_str(a, off);
+	size_t n;
+	uint32_t bl = 0;
+
+	*plen = 0;
+	*blk = NULL;
+	*blen = 0;
+	if (!p)
+		return 0;
+	n = strlen(p) + 1;
+	if (xattrs) {
+		if (!fe_arena_span(a, off, n + sizeof(bl)))
+			return 0;
+		memcpy(&bl, p + n, sizeof(bl));
+		if (!fe_arena_span(a, off, n + sizeof(bl) + bl))
+			return 0;
+		*blk = (const unsigned char *)p + n + sizeof(bl);
+		*blen = bl;
+	}
+	*plen = n;
+	return n + (*blk ? sizeof(bl) + *blen : 0);
+}
+
+size_t fe_arena_entry_len(const struct fe_arena *a, uint32_t off,
+			  bool xattrs)
+{
+	const unsigned char *blk;
+	size_t plen, blen;
+
+	return fe_arena_entry(a, off, xattrs, &plen, &blk, &blen);
+}

@@ -101,4 +101,19 @@ const char *fe_arena_pin(struct fe_arena *a, size_t *len);
  * the arena no longer uses.  In the arena's own thread only. */
 void fe_arena_unpin(struct fe_arena *a, const char *buf);
 
+/*
+ * The table's entry at off: a path and its NUL (*plen bytes), then with
+ * xattrs (the slot's FE_REC_XATTR) a u32 length and the block (*blk,
+ * *blen; NULL and 0 without).  Returns the entry's bytes, or 0 when off
+ * is 0 or the entry does not lie whole within the arena (then *plen, *blk
+ * and *blen say none): the slot's offset and flags are read back from
+ * shared memory, and a lie there must not read past the buffer.
+ */
+size_t fe_arena_entry(const struct fe_arena *a, uint32_t off, bool xattrs,
+		      size_t *plen, const unsigned char **blk, size_t *blen);
+
+/* The bytes of that entry alone, 0: none. */
+size_t fe_arena_entry_len(const struct fe_arena *a, uint32_t off,
+			  bool xattrs);
+
 #endif

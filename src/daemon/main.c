@@ -1,19 +1,10 @@
 /*
- * fakeenvd: the daemon behind a fakeenv session.  The launcher starts it
- * with N bound and listening at DIR/sock, as
- *
- *   fakeenvd --listen-fd N --dir DIR [--load FILE] [--save FILE] [OPTS]
- *       a private session: DIR is ours and goes when we do;
- *   fakeenvd --listen-fd N --state DIR [OPTS]
- *       a persistent one: DIR/journal is loaded (if there is one) and
- *       written back; DIR stays.  DIR/lock is held for our whole life, so
- *       that a successor waits until our last journal is written;
- *
- * OPTS: --unknown-is-real, --linger SECONDS, --checkpoint-interval
- * SECONDS, --trace FILE (a line per change appended to FILE, which must
- * be a regular file of ours or missing: else exit 125).  Bad options exit 2 before anything is touched; a journal that
- * cannot be loaded (missing, unreadable, refused) exits 125 (the
- * launcher's "fakeenv failed" status), with the reason on stderr.
+ * fakeenvd: the daemon behind a fakeenv session.  Its command line, exit
+ * status and the files of its directory are the launcher's contract with
+ * it (fakeenv/daemon.h).  Here: the options, the lock, the log and trace
+ * files, then the loop.  Bad options exit 2 before anything is touched; a
+ * lock, log, trace or journal that cannot be had exits FE_EXIT_FAIL, with
+ * the reason on stderr.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -29,12 +20,10 @@
 #include <unistd.h>
 
 #include "common/util.h"
+#include "fakeenv/daemon.h"
 #include "journal/journal.h"
 #include "loop.h"
 
-/* The launcher's own "fakeenv failed" status: it says nothing more, the
- * daemon has said why. */
-#define FE_DAEMON_EXIT_REFUSED 125
 
 static void usage_error(const char *fmt, ...)
 	__attribute__((format(printf, 1, 2), noreturn));
@@ -47,11 +36,12 @@ static void usage_error(const char *fmt, ...)
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
-	fputs("\nusage: fakeenvd --listen-fd N (--dir DIR [--load FILE] "
-	      "[--save FILE] | --state DIR)\n"
-	      "                [--unknown-is-real] [--linger SECONDS] "
-	      "[--checkpoint-interval SECONDS]\n"
-	      "                [--trace FILE]\n",
+	fputs("\nusage: fakeenvd " FE_DARG_LISTEN_FD " N (" FE_DARG_DIR
+	      " DIR [" FE_DARG_LOAD " FILE] [" FE_DARG_SAVE " FILE] | "
+	      FE_DARG_STATE " DIR)\n"
+	      "                [" FE_DARG_UNKNOWN_IS_REAL "] [" FE_DARG_LINGER
+	      " SECONDS] [" FE_DARG_INTERVAL " SECONDS]\n"
+	      "                [" FE_DARG_TRACE " FILE]\n",
 	      stderr);
 	exit(2);
 }
@@ -100,7 +90,7 @@ static int lock_state(int dfd)
 {
 	int fd;
 
-	fd = openat(dfd, "lock", O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW,
+	fd = openat(dfd, FE_DIR_LOCK, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW,
 		    0600);
 	if (fd < 0)
 		return -errno;
@@ -113,6 +103,8 @@ static int lock_state(int dfd)
 /* With DIR/lock held, a temporary journal in DIR is a leftover of a
  * daemon killed while it wrote (the journal beside it is whole): remove
  * it, so that crashes do not pile them up. */
+#define TMP_PREFIX FE_DIR_JOURNAL FE_JNL_TMP
+
 static void remove_stale_temps(const char *dir)
 {
 	DIR *d = opendir(dir);
@@ -121,7 +113,7 @@ static void remove_stale_temps(const char *dir)
 	if (!d)
 		return;
 	while ((e = readdir(d)))
-		if (!strncmp(e->d_name, "journal.tmp.", 12))
+		if (!strncmp(e->d_name, TMP_PREFIX, sizeof(TMP_PREFIX) - 1))
 			(void)unlinkat(dirfd(d), e->d_name, 0);
 	closedir(d);
 }
@@ -178,114 +170,143 @@ static int open_trace(struct fe_loop_cfg *cfg)
 	return 0;
 }
 
-int main(int argc, char **argv)
+/* The command line, as the launcher writes it. */
+struct args {
+	struct fe_loop_cfg cfg;
+	const char *dir, *state;
+	int fd; /* FE_DARG_LISTEN_FD */
+	char sock[PATH_MAX], journal[PATH_MAX], log[PATH_MAX];
+};
+
+static void parse_opts(int argc, char **argv, struct args *o)
 {
-	static char sock[PATH_MAX], journal[PATH_MAX], log[PATH_MAX];
-	struct fe_loop_cfg cfg = { .linger = 0, .state_fd = -1, .log_fd = -1,
-				   .trace_fd = -1 };
-	const char *dir = NULL, *state = NULL;
-	const char *end;
 	bool have_fd = false;
-	uint32_t fd = 0;
-	int flags, r;
 
 	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
+		const char *a = argv[i], *v, *end;
+		uint32_t n;
 
-		if (!strcmp(a, "--unknown-is-real")) {
-			cfg.unknown_is_real = true;
-		} else if (!strcmp(a, "--dir")) {
-			dir = value(argv, &i);
-		} else if (!strcmp(a, "--state")) {
-			state = value(argv, &i);
-		} else if (!strcmp(a, "--load")) {
-			cfg.load = value(argv, &i);
-			cfg.load_flags = FE_JNL_FOLLOW; /* -i FILE */
-		} else if (!strcmp(a, "--save")) {
-			cfg.save = value(argv, &i);
-		} else if (!strcmp(a, "--linger")) {
-			cfg.linger = seconds(argv, &i);
-		} else if (!strcmp(a, "--trace")) {
-			cfg.trace = value(argv, &i);
-			if (!*cfg.trace)
-				usage_error("--trace: empty file name");
-		} else if (!strcmp(a, "--checkpoint-interval")) {
-			cfg.interval = seconds(argv, &i);
-		} else if (!strcmp(a, "--listen-fd")) {
-			const char *v = value(argv, &i);
-
-			if (fe_parse_u32(v, &fd, &end) < 0 || *end ||
-			    fd > INT_MAX)
-				usage_error("--listen-fd '%s': not an fd", v);
+		if (!strcmp(a, FE_DARG_UNKNOWN_IS_REAL)) {
+			o->cfg.unknown_is_real = true;
+		} else if (!strcmp(a, FE_DARG_DIR)) {
+			o->dir = value(argv, &i);
+		} else if (!strcmp(a, FE_DARG_STATE)) {
+			o->state = value(argv, &i);
+		} else if (!strcmp(a, FE_DARG_LOAD)) {
+			o->cfg.load = value(argv, &i);
+			o->cfg.load_flags = FE_JNL_FOLLOW; /* -i FILE */
+		} else if (!strcmp(a, FE_DARG_SAVE)) {
+			o->cfg.save = value(argv, &i);
+		} else if (!strcmp(a, FE_DARG_LINGER)) {
+			o->cfg.linger = seconds(argv, &i);
+		} else if (!strcmp(a, FE_DARG_TRACE)) {
+			o->cfg.trace = value(argv, &i);
+			if (!*o->cfg.trace)
+				usage_error("%s: empty file name", a);
+		} else if (!strcmp(a, FE_DARG_INTERVAL)) {
+			o->cfg.interval = seconds(argv, &i);
+		} else if (!strcmp(a, FE_DARG_LISTEN_FD)) {
+			v = value(argv, &i);
+			if (fe_parse_u32(v, &n, &end) < 0 || *end || n > INT_MAX)
+				usage_error("%s '%s': not an fd", a, v);
+			o->fd = (int)n;
 			have_fd = true;
 		} else {
 			usage_error("unknown option '%s'", a);
 		}
 	}
-	if (!have_fd || !dir == !state)
-		usage_error("--listen-fd and one of --dir and --state are "
-			    "required");
-	if (state && (cfg.load || cfg.save))
-		usage_error("--state keeps its journal in DIR: no --load or "
-			    "--save");
-	if (state) {
-		dir = state;
-		if (!*dir || (size_t)fe_fmt(journal, sizeof(journal),
-					    "%s/journal", dir) >=
-				     sizeof(journal) - 1)
-			usage_error("--state '%s': bad or too long a path",
-				    dir);
-		cfg.load = cfg.save = journal;
-		cfg.load_optional = true;
-		if ((size_t)fe_fmt(log, sizeof(log), "%s/log", dir) <
-		    sizeof(log) - 1)
-			cfg.log = log;
+	if (!have_fd || !o->dir == !o->state)
+		usage_error(FE_DARG_LISTEN_FD " and one of " FE_DARG_DIR
+			    " and " FE_DARG_STATE " are required");
+	if (o->state && (o->cfg.load || o->cfg.save))
+		usage_error(FE_DARG_STATE " keeps its journal in DIR: no "
+			    FE_DARG_LOAD " or " FE_DARG_SAVE);
+}
+
+/* DIR/NAME into buf, false when it does not fit. */
+static bool dir_file(char *buf, size_t size, const char *dir,
+		     const char *name)
+{
+	return *dir && (size_t)fe_fmt(buf, size, "%s/%s", dir, name) < size - 1;
+}
+
+/* The paths of DIR's files, and the listening fd checked and set up. */
+static void check_opts(struct args *o)
+{
+	int flags;
+
+	if (o->state) {
+		o->dir = o->state;
+		if (!dir_file(o->journal, sizeof(o->journal), o->dir,
+			      FE_DIR_JOURNAL))
+			usage_error(FE_DARG_STATE " '%s': bad or too long a "
+				    "path", o->dir);
+		o->cfg.load = o->cfg.save = o->journal;
+		o->cfg.load_optional = true;
+		if (dir_file(o->log, sizeof(o->log), o->dir, FE_DIR_LOG))
+			o->cfg.log = o->log;
 	}
-	if (!*dir || (size_t)fe_fmt(sock, sizeof(sock), "%s/sock", dir) >=
-			     sizeof(sock) - 1)
-		usage_error("--dir '%s': bad or too long a path", dir);
-	if (!is_listener((int)fd))
-		usage_error("--listen-fd %u: not a listening AF_UNIX "
-			    "SOCK_SEQPACKET socket", (unsigned)fd);
-	flags = fcntl((int)fd, F_GETFL);
-	if (flags < 0 || fcntl((int)fd, F_SETFL, flags | O_NONBLOCK) < 0 ||
-	    fcntl((int)fd, F_SETFD, FD_CLOEXEC) < 0) {
-		fe_log("daemon: --listen-fd %u: %s", (unsigned)fd,
+	if (!dir_file(o->sock, sizeof(o->sock), o->dir, FE_DIR_SOCK))
+		usage_error(FE_DARG_DIR " '%s': bad or too long a path",
+			    o->dir);
+	if (!is_listener(o->fd))
+		usage_error(FE_DARG_LISTEN_FD " %d: not a listening AF_UNIX "
+			    "SOCK_SEQPACKET socket", o->fd);
+	flags = fcntl(o->fd, F_GETFL);
+	if (flags < 0 || fcntl(o->fd, F_SETFL, flags | O_NONBLOCK) < 0 ||
+	    fcntl(o->fd, F_SETFD, FD_CLOEXEC) < 0) {
+		fe_log("daemon: " FE_DARG_LISTEN_FD " %d: %s", o->fd,
 		       fe_strerror(errno));
-		return 1;
+		exit(1);
 	}
+}
+
+/* DIR/lock, then what a crash left in DIR, then the log: 0, or -1 when
+ * the start is refused (said). */
+static int take_state(struct args *o)
+{
+	int r;
+
+	/* Opened once: the identity the daemon writes into for its whole
+	 * life (see fe_state_dir_check()). */
+	o->cfg.state = o->state;
+	o->cfg.state_fd = open(o->state, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	r = o->cfg.state_fd < 0 ? -errno : lock_state(o->cfg.state_fd);
+	if (r < 0) {
+		fe_log("daemon: cannot lock %s/" FE_DIR_LOCK ": %s", o->state,
+		       fe_strerror(-r));
+		return -1;
+	}
+	remove_stale_temps(o->state);
+	if (o->cfg.log && open_log(&o->cfg) < 0)
+		return -1;
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	static struct args o = {
+		.cfg = { .state_fd = -1, .log_fd = -1, .trace_fd = -1 },
+	};
+	int r;
+
+	parse_opts(argc, argv, &o);
+	check_opts(&o);
 	/* Out of the terminal's session, so that its Ctrl-C, hangup and
 	 * job control never reach us; EPERM: the launcher already did it. */
 	(void)setsid();
-	if (state) {
-		/* Opened once: the identity the daemon writes into for its
-		 * whole life (see fe_state_dir_check()). */
-		cfg.state = state;
-		cfg.state_fd = open(state, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-		r = cfg.state_fd < 0 ? -errno : lock_state(cfg.state_fd);
-		if (r < 0) {
-			fe_log("daemon: cannot lock %s/lock: %s", state,
-			       fe_strerror(-r));
-			unlink(sock);
-			return FE_DAEMON_EXIT_REFUSED;
-		}
-		remove_stale_temps(state);
-		if (cfg.log && open_log(&cfg) < 0) {
-			unlink(sock);
-			return FE_DAEMON_EXIT_REFUSED;
-		}
+	if ((o.state && take_state(&o) < 0) ||
+	    (o.cfg.trace && open_trace(&o.cfg) < 0)) {
+		unlink(o.sock);
+		return FE_EXIT_FAIL;
 	}
-	if (cfg.trace && open_trace(&cfg) < 0) {
-		unlink(sock);
-		return FE_DAEMON_EXIT_REFUSED;
-	}
-	cfg.listen_fd = (int)fd;
-	cfg.sock = sock;
-	r = fe_loop_run(&cfg);
+	o.cfg.listen_fd = o.fd;
+	o.cfg.sock = o.sock;
+	r = fe_loop_run(&o.cfg);
 	if (r < 0 && r != -EBADMSG)
 		fe_log("daemon: %s", fe_strerror(-r));
 	/* Errors ignored: the launcher or a cleaner may have been first. */
-	if (!state)
-		rmdir(dir);
-	return r == -EBADMSG ? FE_DAEMON_EXIT_REFUSED : r < 0 ? 1 : 0;
+	if (!o.state)
+		rmdir(o.dir);
+	return r == -EBADMSG ? FE_EXIT_FAIL : r < 0 ? 1 : 0;
 }

@@ -8,10 +8,10 @@
  * Trust.  The slots, and so every field the daemon reads back from them
  * (flags, keys, path offsets, seq), live in memfds shared with every
  * process of the session.  The memfds readers get are sealed against
- * writing (shm_alloc_fd()), so no process but the daemon can change
+ * writing (fe_shm_alloc() in shm.c), so no process but the daemon can change
  * them; all the same, nothing read back from a slot is trusted with
  * memory: a path offset and the lengths it leads to are checked against
- * the arena (entry_get(), fe_arena_str()), a probe ends after cap slots
+ * the arena (fe_arena_entry(), fe_arena_str()), a probe ends after cap slots
  * whatever the flags say, and a count is never taken below 0.  A lie
  * there costs the record its path hint or its xattrs, never a read out
  * of bounds or a loop without end.  The counts of used slots and
@@ -21,11 +21,8 @@
 #include "table.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <unistd.h>
 
 #include "common/mapread.h"
 #include "common/util.h"
@@ -54,28 +51,6 @@ static void slot_end(struct fe_slot *s)
 #define SET(s, field, v) __atomic_store_n(&(s)->field, (v), __ATOMIC_RELAXED)
 
 #define PEND_SIZE (FE_PEND_BUCKETS * sizeof(uint32_t))
-
-void fe_tab_pend_done(struct fe_tab *t, uint64_t dev, uint64_t ino)
-{
-	uint32_t *c, v;
-
-	if (!t->pend)
-		return;
-	c = fe_pend_at(t->pend, dev, ino);
-	/* A counter that is 0 was not raised by an honest sender: leave
-	 * it, rather than wrap it to 4 billion, which would send that
-	 * bucket's readers to the daemon for good.  Every process of the
-	 * session may write the counters, so the test and the decrement
-	 * are one step; a counter that keeps changing under us is left
-	 * raised after a few tries (its readers ask: slower, still right),
-	 * and nothing here ever waits on one. */
-	v = __atomic_load_n(c, __ATOMIC_RELAXED);
-	for (int i = 0; v && i < 16; i++)
-		if (__atomic_compare_exchange_n(c, &v, v - 1, false,
-						__ATOMIC_RELEASE,
-						__ATOMIC_RELAXED))
-			return;
-}
 
 /* The same bracket around a change of the root's cur_id/old_id. */
 static void root_publish(struct fe_tab *t)
@@ -114,93 +89,13 @@ static void flag_count(struct fe_tab *t, uint32_t flags, uint32_t mode,
 				 __ATOMIC_RELAXED);
 }
 
-/* Linux 5.1; older headers lack it, older kernels refuse it (EINVAL). */
-#ifndef F_SEAL_FUTURE_WRITE
-#define F_SEAL_FUTURE_WRITE 0x0010
-#endif
-
-/*
- * size bytes of zeroed memory shared through a memfd: mapped read-write
- * here, sealed against shrinking and growing, with an fd for readers in
- * *rofd.  rw: readers write it too (the pending counters); else it is
- * also sealed with F_SEAL_FUTURE_WRITE once our own writable mapping is
- * made, so that no reader can write it by any route: not the read-only
- * fd they get, nor a read-write reopen of it through /proc/self/fd
- * (write(2), a shared writable mmap and fallocate fail with EPERM;
- * mprotect and /proc/PID/mem writes of a read-only mapping already
- * fail).  F_SEAL_WRITE applies to none of them: it needs every writable
- * mapping gone, and ours writes until the memfd is closed.  A kernel
- * that refuses the seal (before 5.1) gets no sharing at all (*rofd =
- * -1), as without memfd_create: readers ask with GET, which is safe.
- * Returns the mapping or NULL.
- */
-static void *shm_alloc_fd(size_t size, const char *name, int *rofd, bool rw)
-{
-	unsigned seals = F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL;
-	char proc[64];
-	void *p;
-	int fd;
-
-	*rofd = -1;
-	fd = memfd_create(name, MFD_CLOEXEC | MFD_ALLOW_SEALING);
-	if (fd < 0)
-		goto private;
-	if (ftruncate(fd, (off_t)size) < 0) {
-		close(fd);
-		goto private;
-	}
-	p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	if (p == MAP_FAILED) {
-		close(fd);
-		return NULL;
-	}
-	if (!rw)
-		seals |= F_SEAL_FUTURE_WRITE;
-	if (fcntl(fd, F_ADD_SEALS, seals) < 0) {
-		/* Ours alone now: our mapping outlives the fd. */
-		close(fd);
-		return p;
-	}
-	if (rw) {
-		*rofd = fd;
-		return p;
-	}
-	/* A read-only open of the same memfd, so that a reader's mapping is
-	 * read-only without its asking.  Without /proc, the read-write fd
-	 * is what they get: the seal holds all the same. */
-	fe_fmt(proc, sizeof(proc), "/proc/self/fd/%d", fd);
-	*rofd = open(proc, O_RDONLY | O_CLOEXEC);
-	if (*rofd < 0)
-		*rofd = fd;
-	else
-		close(fd);
-	return p;
-private:
-	p = mmap(NULL, size, PROT_READ | PROT_WRITE,
-		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	return p == MAP_FAILED ? NULL : p;
-}
-
-static void *shm_alloc(size_t size, const char *name, int *rofd)
-{
-	return shm_alloc_fd(size, name, rofd, false);
-}
-
-static void shm_free(void *p, size_t size, int fd)
-{
-	if (p)
-		munmap(p, size);
-	if (fd >= 0)
-		close(fd);
-}
-
 /* Allocate an array of cap slots, all EMPTY.  Returns 0 or -ENOMEM. */
 static int arr_alloc(struct fe_tab *t, struct fe_tab_arr *a, size_t cap)
 {
 	struct fe_map_arr *h;
 	int fd;
 
-	h = shm_alloc(fe_map_arr_size(cap), "fakeenv-slots", &fd);
+	h = fe_shm_alloc(fe_map_arr_size(cap), "fakeenv-slots", &fd, false);
 	if (!h)
 		return -ENOMEM;
 	h->magic = FE_MAP_MAGIC_ARR;
@@ -220,7 +115,7 @@ static int arr_alloc(struct fe_tab *t, struct fe_tab_arr *a, size_t cap)
 static void arr_free(struct fe_tab_arr *a)
 {
 	if (a->hdr)
-		shm_free(a->hdr, fe_map_arr_size(a->mask + 1), a->fd);
+		fe_shm_free(a->hdr, fe_map_arr_size(a->mask + 1), a->fd);
 	memset(a, 0, sizeof(*a));
 	a->fd = -1;
 }
@@ -290,13 +185,14 @@ int fe_tab_init(struct fe_tab *t, size_t min_cap)
 	r = fe_arena_init(&t->arena);
 	if (r < 0)
 		return r;
-	t->root = shm_alloc(sizeof(*t->root), "fakeenv-root", &t->root_fd);
+	t->root = fe_shm_alloc(sizeof(*t->root), "fakeenv-root", &t->root_fd,
+			       false);
 	if (!t->root) {
 		r = -ENOMEM;
 		goto out_free_arena;
 	}
 	/* The pending counters, which every reader maps read-write. */
-	t->pend = shm_alloc_fd(PEND_SIZE, "fakeenv-pend", &t->pend_fd, true);
+	t->pend = fe_shm_alloc(PEND_SIZE, "fakeenv-pend", &t->pend_fd, true);
 	if (!t->pend) {
 		r = -ENOMEM;
 		goto out_free_root;
@@ -309,9 +205,9 @@ int fe_tab_init(struct fe_tab *t, size_t min_cap)
 	root_publish(t);
 	return 0;
 out_free_pend:
-	shm_free(t->pend, PEND_SIZE, t->pend_fd);
+	fe_shm_free(t->pend, PEND_SIZE, t->pend_fd);
 out_free_root:
-	shm_free(t->root, sizeof(*t->root), t->root_fd);
+	fe_shm_free(t->root, sizeof(*t->root), t->root_fd);
 out_free_arena:
 	fe_arena_free(&t->arena);
 	return r;
@@ -321,8 +217,8 @@ void fe_tab_free(struct fe_tab *t)
 {
 	arr_free(&t->cur);
 	arr_free(&t->old);
-	shm_free(t->root, sizeof(*t->root), t->root_fd);
-	shm_free(t->pend, PEND_SIZE, t->pend_fd);
+	fe_shm_free(t->root, sizeof(*t->root), t->root_fd);
+	fe_shm_free(t->pend, PEND_SIZE, t->pend_fd);
 	fe_arena_free(&t->arena);
 	memset(t, 0, sizeof(*t));
 	t->cur.fd = t->old.fd = t->root_fd = t->pend_fd = -1;
@@ -536,52 +432,6 @@ int fe_tab_reserve(struct fe_tab *t, size_t n)
 	return 0;
 }
 
-/*
- * The arena entry at off of a slot with these flags: the path and its
- * NUL (*plen bytes), then with FE_REC_XATTR a u32 length and the block
- * (*blk, *blen; NULL and 0 without).  Returns the entry's bytes, or 0
- * when off is 0 or the entry does not lie whole within the arena (then
- * *plen, *blk and *blen say none): the slot's offset and flags are read
- * back from shared memory.
- */
-static size_t entry_get(const struct fe_arena *a, uint32_t off,
-			uint32_t flags, size_t *plen,
-			const unsigned char **blk, size_t *blen)
-{
-	const char *p = fe_arena_str(a, off);
-	size_t n;
-	uint32_t bl = 0;
-
-	*plen = 0;
-	*blk = NULL;
-	*blen = 0;
-	if (!p)
-		return 0;
-	n = strlen(p) + 1;
-	if (flags & FE_REC_XATTR) {
-		if (!fe_arena_span(a, off, n + sizeof(bl)))
-			return 0;
-		memcpy(&bl, p + n, sizeof(bl));
-		if (!fe_arena_span(a, off, n + sizeof(bl) + bl))
-			return 0;
-		*blk = (const unsigned char *)p + n + sizeof(bl);
-		*blen = bl;
-	}
-	*plen = n;
-	return n + (*blk ? sizeof(bl) + *blen : 0);
-}
-
-/* Bytes of the arena entry at off of a slot with these flags, 0: none
- * (entry_get()). */
-static size_t entry_len(const struct fe_arena *a, uint32_t off,
-			uint32_t flags)
-{
-	const unsigned char *blk;
-	size_t plen, blen;
-
-	return entry_get(a, off, flags, &plen, &blk, &blen);
-}
-
 /* fe_arena_compact()'s walk: hand every path to the new buffer. */
 static void walk_paths(struct fe_arena *a, void *ctx)
 {
@@ -598,7 +448,8 @@ static void walk_paths(struct fe_arena *a, void *ctx)
 			if (!(s->flags & FE_SLOT_USED) || !s->path)
 				continue;
 			/* An entry that is not whole is lost, not copied. */
-			n = entry_len(a, s->path, s->flags);
+			n = fe_arena_entry_len(a, s->path,
+					       s->flags & FE_REC_XATTR);
 			slot_begin(s);
 			SET(s, path, n ? fe_arena_move_n(a, s->path, n) : 0);
 			slot_end(s);
@@ -612,14 +463,15 @@ static void walk_paths(struct fe_arena *a, void *ctx)
  * drop tries again. */
 static void drop_path(struct fe_tab *t, uint32_t off, uint32_t flags)
 {
-	fe_arena_drop_n(&t->arena, off, entry_len(&t->arena, off, flags));
+	fe_arena_drop_n(&t->arena, off,
+			fe_arena_entry_len(&t->arena, off, flags & FE_REC_XATTR));
 	if (fe_arena_wants_compact(&t->arena))
 		(void)fe_arena_compact(&t->arena, walk_paths, t);
 }
 
 /*
  * Write a new arena entry for a record whose slot (NULL: none yet) has
- * its entry at old_off with old_flags (checked: entry_get()): the path
+ * its entry at old_off with old_flags (checked: fe_arena_entry()): the path
  * (path, else the old one, else "" when xattrs need an entry), then the
  * xattrs (blk/len when set_x, else the old ones).  *off gets the entry
  * (0: none needed), *has_x whether it holds xattrs.
@@ -646,7 +498,7 @@ static int new_entry(struct fe_tab *t, uint32_t old_off, uint32_t old_flags,
 	const char *old;
 	int r;
 
-	if (!entry_get(&t->arena, old_off, old_flags, &old_plen, &oblk,
+	if (!fe_arena_entry(&t->arena, old_off, old_flags & FE_REC_XATTR, &old_plen, &oblk,
 		       &oblen))
 		old_off = 0;
 	/* The old path is kept when no new one is given, unless the new
@@ -711,7 +563,8 @@ static int put_core(struct fe_tab *t, uint64_t dev, uint64_t ino,
 	} else {
 		old_off = s->path;
 		old_flags = s->flags;
-		if (old_off && !entry_len(&t->arena, old_off, old_flags)) {
+		if (old_off && !fe_arena_entry_len(&t->arena, old_off,
+						old_flags & FE_REC_XATTR)) {
 			/* Not an entry of ours (see "Trust"): rewrite the
 			 * slot's offset, to none. */
 			old_off = 0;
@@ -771,7 +624,8 @@ void fe_tab_xattrs(const struct fe_tab *t, const struct fe_rec *rec,
 {
 	size_t plen;
 
-	entry_get(&t->arena, rec->path, rec->flags, &plen, blk, len);
+	fe_arena_entry(&t->arena, rec->path, rec->flags & FE_REC_XATTR, &plen, blk,
+		       len);
 }
 
 bool fe_tab_del(struct fe_tab *t, uint64_t dev, uint64_t ino)

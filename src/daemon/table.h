@@ -36,6 +36,7 @@
 #include <stdint.h>
 
 #include "arena.h"
+#include "shm.h"
 #include "fakeenv/map.h"
 #include "fakeenv/proto.h"
 
@@ -176,7 +177,11 @@ int fe_tab_map_fds(const struct fe_tab *t, int fds[FE_MAP_FDS]);
 
 /* A one-way change to (dev, ino) is in the table: lower its bucket's
  * pending counter (fakeenv/map.h), after the slot's writes. */
-void fe_tab_pend_done(struct fe_tab *t, uint64_t dev, uint64_t ino);
+static inline void fe_tab_pend_done(struct fe_tab *t, uint64_t dev,
+				    uint64_t ino)
+{
+	fe_shm_pend_done(t->pend, dev, ino);
+}
 
 /* Fill *info with the table's shape. */
 void fe_tab_info(const struct fe_tab *t, struct fe_tab_info *info);

@@ -252,77 +252,102 @@ static void put_names_not_in(struct lb *b, char sign,
 	}
 }
 
-void fe_trace_add(struct fe_trace *t, const struct fe_trace_change *c,
-		  const struct fe_trace_side *old,
-		  const struct fe_trace_side *new)
+/* "TIME PID COMM OP WHAT": the head of every line. */
+static void put_head(struct lb *b, const struct fe_trace_change *c,
+		     const struct fe_trace_side *old,
+		     const struct fe_trace_side *new)
 {
-	struct lb b = { t->line, 0, false };
 	struct timespec ts;
 	struct tm tm;
 
-	if (t->fd < 0) {
-		t->lost++;
-		return;
-	}
 	clock_gettime(CLOCK_REALTIME, &ts);
 	gmtime_r(&ts.tv_sec, &tm);
-	putf(&b, "%04d-%02d-%02dT%02d:%02d:%02d.%06ldZ %d ", tm.tm_year + 1900,
+	putf(b, "%04d-%02d-%02dT%02d:%02d:%02d.%06ldZ %d ", tm.tm_year + 1900,
 	     tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
 	     ts.tv_nsec / 1000, (int)c->pid);
-	put_esc(&b, c->comm ? c->comm : "", c->comm ? strlen(c->comm) : 0);
-	put(&b, " ");
-	put(&b, c->op);
-	put(&b, " ");
+	put_esc(b, c->comm ? c->comm : "", c->comm ? strlen(c->comm) : 0);
+	put(b, " ");
+	put(b, c->op);
+	put(b, " ");
 	if (c->path || new->path || old->path) {
 		const char *p = c->path ? c->path : new->path ? new->path :
 							       old->path;
 
-		put_esc(&b, p, strlen(p));
+		put_esc(b, p, strlen(p));
 	} else {
-		putf(&b, "%llu:%llu", (unsigned long long)c->dev,
+		putf(b, "%llu:%llu", (unsigned long long)c->dev,
 		     (unsigned long long)c->ino);
 	}
+}
+
+/* " owner A -> B", " mode", " type", " rdev": what stat shows. */
+static void put_attrs(struct lb *b, const struct fe_trace_change *c,
+		      const struct fe_trace_side *old,
+		      const struct fe_trace_side *new)
+{
 	if (c->always_owner || old->uid != new->uid || old->gid != new->gid)
-		putf(&b, " owner %u:%u -> %u:%u", old->uid, old->gid, new->uid,
+		putf(b, " owner %u:%u -> %u:%u", old->uid, old->gid, new->uid,
 		     new->gid);
 	if (c->always_mode || (old->mode & 07777) != (new->mode & 07777))
-		putf(&b, " mode %04o -> %04o", old->mode & 07777,
+		putf(b, " mode %04o -> %04o", old->mode & 07777,
 		     new->mode & 07777);
 	if (c->always_type || (old->mode & S_IFMT) != (new->mode & S_IFMT))
-		putf(&b, " type %c -> %c", fe_type_char(old->mode),
+		putf(b, " type %c -> %c", fe_type_char(old->mode),
 		     fe_type_char(new->mode));
 	if ((c->always_type && (is_dev(old) || is_dev(new))) ||
 	    is_dev(old) != is_dev(new) ||
 	    (is_dev(new) && old->rdev != new->rdev)) {
-		put(&b, " rdev ");
-		put_rdev(&b, old);
-		put(&b, " -> ");
-		put_rdev(&b, new);
+		put(b, " rdev ");
+		put_rdev(b, old);
+		put(b, " -> ");
+		put_rdev(b, new);
 	}
+}
+
+/* " record", " path", the xattr names and " records N": the rest. */
+static void put_record(struct lb *b, const struct fe_trace_change *c,
+		       const struct fe_trace_side *old,
+		       const struct fe_trace_side *new)
+{
 	if (old->rec && new->orphan != old->orphan)
-		putf(&b, " record %s -> %s", old->orphan ? "orphan" : "live",
+		putf(b, " record %s -> %s", old->orphan ? "orphan" : "live",
 		     new->orphan ? "orphan" : "live");
 	if (c->always_path ||
 	    (old->path && new->path && strcmp(old->path, new->path))) {
 		const char *o = old->path ? old->path : "-";
 		const char *n = new->path ? new->path : "-";
 
-		put(&b, " path ");
-		put_esc(&b, o, strlen(o));
-		put(&b, " -> ");
-		put_esc(&b, n, strlen(n));
+		put(b, " path ");
+		put_esc(b, o, strlen(o));
+		put(b, " -> ");
+		put_esc(b, n, strlen(n));
 	}
-	put_names_not_in(&b, '-', old, new);
-	put_names_not_in(&b, '+', new, old);
+	put_names_not_in(b, '-', old, new);
+	put_names_not_in(b, '+', new, old);
 	if (c->xname &&
 	    has_name(old->xattrs, old->xattrs_len, c->xname, strlen(c->xname)) &&
 	    has_name(new->xattrs, new->xattrs_len, c->xname,
 		     strlen(c->xname))) {
-		put(&b, " xattr ~");
-		put_esc(&b, c->xname, strlen(c->xname));
+		put(b, " xattr ~");
+		put_esc(b, c->xname, strlen(c->xname));
 	}
 	if (c->moved)
-		putf(&b, " records %llu", (unsigned long long)c->moved);
+		putf(b, " records %llu", (unsigned long long)c->moved);
+}
+
+void fe_trace_add(struct fe_trace *t, const struct fe_trace_change *c,
+		  const struct fe_trace_side *old,
+		  const struct fe_trace_side *new)
+{
+	struct lb b = { t->line, 0, false };
+
+	if (t->fd < 0) {
+		t->lost++;
+		return;
+	}
+	put_head(&b, c, old, new);
+	put_attrs(&b, c, old, new);
+	put_record(&b, c, old, new);
 	if (b.cut) {
 		memcpy(b.p + b.n, " ...", 4);
 		b.n += 4;

@@ -127,6 +127,15 @@ const char *fe_jnl_errname(enum fe_jnl_err err);
 enum fe_jnl_err fe_jnl_parse(const void *buf, size_t len,
 			     struct fe_jnl_view *v, char *why, size_t why_size);
 
+/* The checks that need only the first got bytes (a whole header, when the
+ * file has one) and the file's size: the magic, the version, the sizes
+ * and, unless raw, that size is what the header claims.  *want gets the
+ * bytes to read: the header's file_size, or raw, all there is.  The
+ * opener's way to refuse a file that is no journal before reading it. */
+enum fe_jnl_err fe_jnl_head(const unsigned char *hdr, size_t got,
+			    uint64_t size, bool raw, uint64_t *want, char *why,
+			    size_t why_size);
+
 /* Record i (< v->nrec) of a parsed journal. */
 void fe_jnl_get(const struct fe_jnl_view *v, uint64_t i,
 		struct fe_jnl_rec *r);

@@ -26,6 +26,7 @@
 
 #include "common/util.h"
 #include "fakeenv/env.h"
+#include "fakeenv/map.h"
 #include "journal/journal.h"
 #include "journal/recheck.h"
 #include "session.h"

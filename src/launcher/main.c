@@ -14,6 +14,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "common/secarm.h"
 #include "common/util.h"
 #include "fakeenv/env.h"
 #include "ctl.h"
@@ -24,6 +25,7 @@
 #include "ls.h"
 #include "run.h"
 #include "session.h"
+#include "supervise.h"
 #include "utils.h"
 
 #define LIB_NAME    "libfakeenv.so"
@@ -42,6 +44,7 @@ struct opts {
 	const char *daemon;       /* --faked BINARY, or NULL: the located
 				     fakeenvd */
 	char *ignore;             /* --ignore-path list "P1:P2", or NULL */
+	const char *seccomp;      /* --seccomp MODE, or NULL: $FAKEENV_SECCOMP */
 };
 
 /* Called by the name fakeroot (an alternative for /usr/bin/fakeroot):
@@ -62,7 +65,8 @@ static bool called_fakeroot(const char *argv0)
 #define FAKEROOT_COMPAT "1.31"
 
 /* Long-only options take ids from here, above every short letter. */
-enum { OPT_LONG_ONLY = 256, OPT_STATE, OPT_INTERVAL, OPT_LINGER, OPT_TRACE };
+enum { OPT_LONG_ONLY = 256, OPT_STATE, OPT_INTERVAL, OPT_LINGER, OPT_TRACE,
+       OPT_SECCOMP };
 enum { OPT_IGNORE_PATH = OPT_LONG_ONLY + 64 };
 
 /*
@@ -92,6 +96,8 @@ static const struct opt_def {
 	  "files under PREFIX are real: never recorded (repeatable)" },
 	{ OPT_TRACE, "trace", required_argument, "FILE",
 	  "append a line per faked change to FILE" },
+	{ OPT_SECCOMP, "seccomp", required_argument, "MODE",
+	  "auto, always or never: fake programs that bypass libc" },
 	/* fakeroot's own options, for callers that know only fakeroot. */
 	{ 'l', "lib", required_argument, "LIBRARY",
 	  "preload LIBRARY, a libfakeenv.so, instead of ours" },
@@ -180,6 +186,23 @@ static unsigned seconds_arg(const char *opt, const char *v)
 	return n;
 }
 
+/* --seccomp, else $FAKEENV_SECCOMP, else auto: checked, and put in the
+ * environment for CMD and the shim. */
+static void seccomp_opt(struct opts *o)
+{
+	const char *v = o->seccomp ? o->seccomp : getenv(FE_ENV_SECCOMP);
+	const char *what = o->seccomp ? "--seccomp" : FE_ENV_SECCOMP;
+
+	if (v && !*v)
+		v = NULL;
+	if (v && fe_sec_mode_parse(v) < 0) {
+		fe_msg(0, "%s '%s': not auto, always or never", what, v);
+		usage_short();
+	}
+	if (setenv(FE_ENV_SECCOMP, v ? v : "auto", 1) < 0)
+		die_errno("cannot set %s", FE_ENV_SECCOMP);
+}
+
 static void parse_opts(int argc, char **argv, struct opts *o)
 {
 	/* '+': stop at CMD, whose options are never ours; ':': we report
@@ -232,6 +255,9 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 		case OPT_TRACE:
 			o->sess.trace = optarg;
 			o->trace_set = true;
+			break;
+		case OPT_SECCOMP:
+			o->seccomp = optarg;
 			break;
 		case 'l':
 			o->lib = optarg;
@@ -291,6 +317,7 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 	}
 	if (o->sess.trace && !*o->sess.trace)
 		die("--trace: empty file name");
+	seccomp_opt(o);
 	if (o->linger_set && !o->sess.state)
 		fe_msg(0, "--linger applies to --state sessions only");
 	if (!o->linger_set)
@@ -468,7 +495,7 @@ int main(int argc, char **argv)
 	char *self, *lib, *daemon;
 	uint64_t lost0;
 	bool prev_lost;
-	int r, err, status;
+	int r, err, status, sup = -1;
 
 	open_std_fds();
 	as_fakeroot = argc > 0 && called_fakeroot(argv[0]);
@@ -538,7 +565,14 @@ int main(int argc, char **argv)
 	if (!o.sess.state)
 		unsetenv(FE_ENV_STATE);
 
+	if (fe_sec_mode_of(getenv(FE_ENV_SECCOMP)) != FE_SEC_NEVER) {
+		sup = fe_sup_listen();
+		if (sup >= 0 && !fe_sup_load(sup, lib))
+			sup = -1;
+	}
 	fe_run_spawn(&job, o.cmd);
+	if (sup >= 0)
+		fe_sup_start(sup);
 	running = &job;
 	atexit(kill_running);
 	r = fe_sess_attach(&sess, job.pid, job.pgid);

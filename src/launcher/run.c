@@ -4,6 +4,7 @@
  * here loops over file descriptors: everything we open is close-on-exec.
  */
 #include "run.h"
+#include "supervise.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -219,6 +220,7 @@ static void exec_cmd(char *const argv[], bool own_group, pid_t parent,
 		_exit(FE_EXIT_FAIL);
 	restore_signals();
 	sigprocmask(SIG_SETMASK, mask, NULL);
+	fe_sup_arm_cmd(argv[0]);
 	execvp(argv[0], argv);
 	err = errno;
 	(void)fe_write_full(err_fd, &err, sizeof(err));

@@ -9,8 +9,10 @@
 
 #include <stddef.h>
 
-/* Exit statuses of our own, as env(1) and timeout(1) use them. */
-#define FE_EXIT_FAIL     125 /* fakeenv itself failed */
+#include "fakeenv/daemon.h"
+
+/* Exit statuses of our own, as env(1) and timeout(1) use them; and
+ * FE_EXIT_FAIL (fakeenv/daemon.h): fakeenv itself failed. */
 #define FE_EXIT_NOEXEC   126 /* CMD found but could not be executed */
 #define FE_EXIT_NOTFOUND 127 /* CMD not found */
 

@@ -16,6 +16,7 @@
 
 #include "common/util.h"
 #include "fakeenv/env.h"
+#include "fakeenv/seccomp.h"
 
 enum { R, E, S, FS };
 
@@ -166,10 +167,14 @@ void fe_cred_format(char *u, char *g, char *grp, size_t n)
 /* Write the ids back to the environment for exec'd children.  Called with
  * wlock held, from set*id only: programs do not call those from signal
  * handlers or vfork children. */
+static bool no_publish; /* the supervisor's ids are its targets' */
+
 static void publish(const char *name, _Atomic uint32_t *v)
 {
 	char buf[64];
 
+	if (no_publish)
+		return;
 	fe_fmt(buf, sizeof(buf), "%u:%u:%u:%u", atomic_load(&v[R]),
 	       atomic_load(&v[E]), atomic_load(&v[S]), atomic_load(&v[FS]));
 	setenv(name, buf, 1);
@@ -181,6 +186,8 @@ static void publish_groups(void)
 	size_t len = 0;
 	int n = atomic_load(&ngroups);
 
+	if (no_publish)
+		return;
 	buf[0] = '\0';
 	for (int i = 0; i < n; i++)
 		len += fe_fmt(buf + len, sizeof(buf) - len, i ? ",%u" : "%u",
@@ -465,6 +472,40 @@ int initgroups(const char *user, gid_t group)
 	if (getgrouplist(user, group, list, &n) < 0)
 		n = FE_GROUPS_MAX;
 	return fe_ret(set_groups((size_t)n, list), saved);
+}
+
+void fe_cred_take(const struct fe_sec_hello *ids)
+{
+	load();
+	pthread_mutex_lock(&wlock);
+	no_publish = true;
+	for (int i = 0; i < 4; i++) {
+		atomic_store(&uids[i], ids->uids[i]);
+		atomic_store(&gids[i], ids->gids[i]);
+	}
+	for (uint32_t i = 0; i < ids->ngroups && i < FE_GROUPS_MAX; i++)
+		atomic_store(&groups[i], ids->groups[i]);
+	atomic_store(&ngroups, ids->ngroups < FE_GROUPS_MAX
+				       ? (int)ids->ngroups
+				       : FE_GROUPS_MAX);
+	pthread_mutex_unlock(&wlock);
+}
+
+void fe_cred_give(struct fe_sec_hello *ids)
+{
+	int n;
+
+	load();
+	pthread_mutex_lock(&wlock);
+	for (int i = 0; i < 4; i++) {
+		ids->uids[i] = atomic_load(&uids[i]);
+		ids->gids[i] = atomic_load(&gids[i]);
+	}
+	n = atomic_load(&ngroups);
+	for (int i = 0; i < n; i++)
+		ids->groups[i] = atomic_load(&groups[i]);
+	ids->ngroups = (uint32_t)n;
+	pthread_mutex_unlock(&wlock);
 }
 
 /* The second names syscall() reaches this file's wrappers by

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include "common/secarm.h"
 #include "common/util.h"
 #include "fakeenv/env.h"
 
@@ -25,6 +26,7 @@ enum {
 };
 _Atomic int fe_session_state = ST_UNKNOWN;
 static bool unknown_real; /* FAKEENV_UNKNOWN_IS_REAL=1; set before ST_ON */
+static bool sec_filtered; /* under the session's seccomp filter */
 
 /* "NAME=value\0NAME=value\0\0": the FAKEENV_* entries and LD_PRELOAD at
  * load time, whatever their size: env_small when they fit (every session
@@ -116,6 +118,15 @@ int fe_session_init(void)
 		sock = fe_env_initial(FE_ENV_DISABLED);
 		if (s == ST_ON && sock && sock[0] && strcmp(sock, "0") != 0)
 			s = ST_DISABLED;
+		/* Under the session's seccomp filter the supervisor answers
+		 * every call: answering some here too would fake twice. */
+		if (s == ST_ON &&
+		    fe_sec_mode_of(fe_env_initial(FE_ENV_SECCOMP)) !=
+			    FE_SEC_NEVER &&
+		    fe_sec_filtered(fe_syscall)) {
+			sec_filtered = true;
+			s = ST_DISABLED;
+		}
 		if (s == ST_ON)
 			fe_ignore_load(fe_env_initial(FE_ENV_IGNORE_PATHS));
 		atomic_store_explicit(&fe_session_state, s, memory_order_release);
@@ -136,6 +147,12 @@ const char *fe_env_initial(const char *name)
 		if (strncmp(p, name, len) == 0 && p[len] == '=')
 			return p + len + 1;
 	return NULL;
+}
+
+bool fe_sec_under(void)
+{
+	fe_session_init();
+	return sec_filtered;
 }
 
 bool fe_unknown_is_real(void)

@@ -130,6 +130,17 @@ int fe_session_init(void);
  * be able to fake again.  May run in a vfork child. */
 bool fe_in_session(void);
 
+/* The exec wrappers, before the real call: arm this process with the
+ * session's seccomp filter when the program is one the preload cannot
+ * reach (sec_exec.c).  how: path as it is, searched in PATH, fd
+ * (fexecve), or fd + path + flags (execveat). */
+enum { FE_EXEC_PATH, FE_EXEC_SEARCH, FE_EXEC_FD, FE_EXEC_AT };
+void fe_sec_exec(int how, const char *path, int fd, int flags);
+
+/* True when this process runs under the session's seccomp filter (it then
+ * passes every call through, as if disabled: the supervisor answers). */
+bool fe_sec_under(void);
+
 /* True when this process is in a session (FAKEENV_SOCKET was set when the
  * library loaded) and the calling thread is not already inside the shim.
  * Safe before our constructor has run.  Inline: every wrapper asks. */
@@ -316,6 +327,20 @@ gid_t fe_cred_fsgid(void);
 bool fe_cred_fs_root(void);
 /* True when gid is the fake egid or one of the fake supplementary groups. */
 bool fe_cred_in_group(gid_t gid);
+
+/* This process's fake ids into *ids (the hello an armed process sends),
+ * and, for the supervisor, ids taken as this process's own for the calls
+ * that follow (no longer written to the environment: they are its
+ * targets'). */
+struct fe_sec_hello;
+
+/* syscall(2)'s router (wrap_syscall.c): a number the shim fakes goes to
+ * its wrapper, with syscall()'s conventions (-1 and errno); *done false
+ * for the others, untouched.  The supervisor answers with it too. */
+long fe_route_syscall(long nr, const long *a, bool *done);
+
+void fe_cred_give(struct fe_sec_hello *ids);
+void fe_cred_take(const struct fe_sec_hello *ids);
 
 /* --- metadata helpers (meta.c) --- */
 

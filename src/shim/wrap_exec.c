@@ -65,12 +65,16 @@ static int call_real(const struct call *c, char *const envp[])
 
 	switch (c->how) {
 	case EXECVE:
+		fe_sec_exec(FE_EXEC_PATH, c->path, -1, 0);
 		return REAL(execve, c->path, c->argv, envp);
 	case EXECVPE:
+		fe_sec_exec(FE_EXEC_SEARCH, c->path, -1, 0);
 		return REAL(execvpe, c->path, c->argv, envp);
 	case FEXECVE:
+		fe_sec_exec(FE_EXEC_FD, NULL, c->fd, 0);
 		return REAL(fexecve, c->fd, c->argv, envp);
 	case EXECVEAT:
+		fe_sec_exec(FE_EXEC_AT, c->path, c->fd, c->flags);
 		return REAL(execveat, c->fd, c->path, c->argv, envp, c->flags);
 	case SPAWN:
 	case SPAWNP:
@@ -420,8 +424,8 @@ int posix_spawnp(pid_t *pid, const char *file,
 
 /*
  * The execl forms.  As glibc: the list is arg and what follows up to a
- * NULL (arg itself is not checked), more than INT_MAX is E2BIG, and the
- * argv lives on the stack.  execle's envp follows the NULL.
+ * NULL (arg itself is not checked), more than INT_MAX is E2BIG.  execle's
+ * envp follows the NULL.
  */
 static size_t count_args(va_list *ap)
 {
@@ -441,46 +445,84 @@ static void fill_args(char **argv, size_t argc, const char *arg, va_list *ap)
 		argv[i] = va_arg(*ap, char *);
 }
 
-#define EXECL_ARGV(argv, arg, envp_out)                                 \
-	size_t argc_;                                                   \
-	va_list ap_;                                                    \
-	va_start(ap_, arg);                                             \
-	argc_ = count_args(&ap_);                                       \
-	va_end(ap_);                                                    \
-	if (argc_ == 0) {                                               \
-		errno = E2BIG;                                          \
-		return -1;                                              \
-	}                                                               \
-	char *argv[argc_ + 1];                                          \
-	va_start(ap_, arg);                                             \
-	fill_args(argv, argc_, arg, &ap_);                              \
-	envp_out;                                                       \
-	va_end(ap_)
+/* An argument list up to this many entries is built on the stack, a
+ * longer one in a mapping of its size, as the environment is (STACK_ENV):
+ * the caller's list must not decide how deep a small stack goes. */
+#define STACK_ARGS 256
+
+/* Run the list that follows arg in *ap, then (with_env) the envp after
+ * its NULL; environ otherwise. */
+static int run_list(enum how how, const char *path, const char *arg,
+		    va_list *ap, bool with_env)
+{
+	char *small[STACK_ARGS], **argv = small;
+	char *const *envp = environ;
+	size_t argc, size = 0;
+	va_list count;
+	int r;
+
+	va_copy(count, *ap);
+	argc = count_args(&count);
+	va_end(count);
+	if (argc == 0) {
+		errno = E2BIG;
+		return -1;
+	}
+	if (argc + 1 > STACK_ARGS) {
+		size = (argc + 1) * sizeof(char *);
+		argv = mmap(NULL, size, PROT_READ | PROT_WRITE,
+			    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (argv == MAP_FAILED) {
+			errno = ENOMEM;
+			return -1;
+		}
+	}
+	fill_args(argv, argc, arg, ap);
+	if (with_env)
+		envp = va_arg(*ap, char *const *);
+	struct call c = { .how = how, .path = path, .argv = argv };
+
+	r = run(&c, envp);
+	if (size) {
+		int e = errno;
+
+		munmap(argv, size);
+		errno = e;
+	}
+	return r;
+}
 
 int execl(const char *path, const char *arg, ...)
 {
-	EXECL_ARGV(argv, arg, (void)0);
-	struct call c = { .how = EXECVE, .path = path, .argv = argv };
+	va_list ap;
+	int r;
 
-	return run(&c, environ);
+	va_start(ap, arg);
+	r = run_list(EXECVE, path, arg, &ap, false);
+	va_end(ap);
+	return r;
 }
 
 int execlp(const char *file, const char *arg, ...)
 {
-	EXECL_ARGV(argv, arg, (void)0);
-	struct call c = { .how = EXECVPE, .path = file, .argv = argv };
+	va_list ap;
+	int r;
 
-	return run(&c, environ);
+	va_start(ap, arg);
+	r = run_list(EXECVPE, file, arg, &ap, false);
+	va_end(ap);
+	return r;
 }
 
 int execle(const char *path, const char *arg, ...)
 {
-	char *const *envp;
+	va_list ap;
+	int r;
 
-	EXECL_ARGV(argv, arg, envp = va_arg(ap_, char *const *));
-	struct call c = { .how = EXECVE, .path = path, .argv = argv };
-
-	return run(&c, envp);
+	va_start(ap, arg);
+	r = run_list(EXECVE, path, arg, &ap, true);
+	va_end(ap);
+	return r;
 }
 
 /* The second names syscall() reaches this file's wrappers by

@@ -116,8 +116,8 @@ static long fchmodat2_route(const long *a)
 }
 
 /* The numbers the shim fakes (wrap.def), each to its wrapper; *done is
- * false for the others. */
-static long route(long nr, const long *a, bool *done)
+ * false for the others.  The supervisor answers with it too. */
+long fe_route_syscall(long nr, const long *a, bool *done)
 {
 #define SYSCALL(family, nr_, name, args) \
 	case nr_:                        \
@@ -156,7 +156,7 @@ long syscall(long nr, ...)
 		return raw(nr, a);
 	if (filter_coming(nr, a))
 		fe_conn_prepare();
-	r = route(nr, a, &done);
+	r = fe_route_syscall(nr, a, &done);
 	return done ? r : raw(nr, a);
 }
 

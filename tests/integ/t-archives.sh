@@ -15,21 +15,13 @@
 # --state session, and within one session.
 #
 # Capabilities (security.capability through setcap/getcap) and find -type
-# c/b (readdir's d_type for faked devices) are asserted in full; each is
-# skipped, with its reason, only while the shim in this build does not
-# wrap the calls involved and the behaviour is indeed missing.
+# c/b (readdir's d_type for faked devices) are asserted in full.
 . "$(dirname "$0")/lib.sh"
 
 for _p in bsdtar cpio tar stat; do
 	command -v "$_p" >/dev/null ||
 		bail "$_p is not installed (.ci/run installs libarchive-tools, cpio, tar)"
 done
-
-# The shim defines NAME (a wrapper of it is built in).
-shim_wraps() {
-	nm -D --defined-only "$BUILD/libfakeenv.so" 2>/dev/null |
-		awk -v n="$1" '$3 == n { f = 1 } END { exit !f }'
-}
 
 # --- the normal form --------------------------------------------------------
 #
@@ -217,19 +209,13 @@ out=$(fe sh -c "rm -rf r; $mkrootfs"'
 	echo c: $(find r -type c | sort); echo b: $(find r -type b | sort)' 2>&1)
 want="c: r/dev/console r/dev/null
 b: r/dev/sda"
-if [ "$out" != "$want" ] && ! shim_wraps readdir && ! shim_wraps readdir64; then
-	ok "find -type c and find -type b find the faked devices # SKIP readdir is not wrapped in this shim, d_type is the real DT_REG (got: $(echo $out))"
-else
-	check_eq "find -type c and find -type b find the faked devices" "$out" "$want"
-fi
+check_eq "find -type c and find -type b find the faked devices" "$out" "$want"
 
 # --- security.capability ----------------------------------------------------
 #
 # setcap needs CAP_SETFCAP in its (fake) effective set before it writes
-# the xattr, and getcap reads it back.  Run only when the capability
-# reads back in the session; otherwise skipped, with what setcap and
-# getcap said, and only while the shim wraps no getxattr: once it does,
-# a capability that does not read back is a failure.
+# the xattr, and getcap reads it back: a capability that does not read
+# back in the session is a failure.  Skipped only without libcap2-bin.
 if command -v setcap >/dev/null && command -v getcap >/dev/null; then
 	out=$(fe sh -c 'rm -rf c; mkdir c && cp /bin/true c/ping &&
 		setcap cap_net_raw+ep c/ping; echo "setcap: $?"; getcap c/ping' 2>&1)
@@ -254,11 +240,9 @@ if command -v setcap >/dev/null && command -v getcap >/dev/null; then
 					"$(getcap "$T/capx/c/ping" | sed "s|$T/capx/||")" "c/ping cap_net_raw=ep"
 			fi
 		done
-	elif ! shim_wraps getxattr && ! shim_wraps lgetxattr; then
-		ok "setcap cap_net_raw+ep reads back with getcap in the session # SKIP xattrs not faked yet: the capability does not read back (setcap and getcap said: $(echo $out))"
 	else
 		fail "setcap cap_net_raw+ep reads back with getcap in the session" \
-			"the shim wraps getxattr, yet: $out"
+			"setcap and getcap said: $out"
 	fi
 else
 	ok "setcap cap_net_raw+ep reads back with getcap in the session # SKIP setcap/getcap not installed (libcap2-bin)"
@@ -401,11 +385,7 @@ check_eq "outside: the extracted files belong to the test user, no set-id bits, 
 out=$(fe_state sh -c 'echo c: $(find xt -type c | sort); echo b: $(find xt -type b | sort)' 2>&1)
 want="c: xt/dev/null xt/dev/ttyS0
 b: xt/dev/sda"
-if [ "$out" != "$want" ] && ! shim_wraps readdir && ! shim_wraps readdir64; then
-	ok "extracted devices: find -type c and -type b find them # SKIP readdir is not wrapped in this shim, d_type is the real DT_REG (got: $(echo $out))"
-else
-	check_eq "extracted devices: find -type c and -type b find them" "$out" "$want"
-fi
+check_eq "extracted devices: find -type c and -type b find them" "$out" "$want"
 
 # --- Yocto-style: one persistent state per recipe ---------------------------
 #

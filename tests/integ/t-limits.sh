@@ -84,4 +84,7 @@ for m in keep clear; do
 		"^0 0 200[0-9][0-9]
 status 0\$"
 done
+# execl builds its argv on the stack only up to 256 entries.
+check_eq "execl with 300 arguments passes them all, in the session" \
+	"$(fe "$B" execl "$B" 2>&1)" "0 0 302"
 done_testing

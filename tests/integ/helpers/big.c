@@ -13,6 +13,9 @@
  *   big envfirst NAME SIZE PROG ARGS...
  *                         execve PROG with NAME=<SIZE ':'> first, then
  *                         environ (NAME=... of environ dropped)
+ *   big execl PROG        execl(PROG, PROG, "argc", "A" 300 times, NULL):
+ *                         past the wrapper's on-stack argument list
+ *   big argc ...          "uid euid argc"
  *   big ids               "uid euid envcount"
  */
 #include "helper.h"
@@ -182,10 +185,20 @@ static int envfirst(const char *name, long size, char **argv)
 	return err_out(errno);
 }
 
+#define A10 "A", "A", "A", "A", "A", "A", "A", "A", "A", "A"
+#define A100 A10, A10, A10, A10, A10, A10, A10, A10, A10, A10
+
+static int execl300(const char *prog)
+{
+	execl(prog, prog, "argc", A100, A100, A100, (char *)NULL);
+	return err_out(errno);
+}
+
 int main(int argc, char **argv)
 {
 	const char *u = "big forkchown N DIR | smallstack N keep|clear PROG "
-			"ARGS... | envfirst NAME SIZE PROG ARGS... | ids";
+			"ARGS... | envfirst NAME SIZE PROG ARGS... | execl PROG "
+			"| argc ... | ids";
 
 	if (argc == 4 && !strcmp(argv[1], "forkchown"))
 		return forkchown(num(argv[2]), argv[3]);
@@ -194,6 +207,13 @@ int main(int argc, char **argv)
 				  argv + 4);
 	if (argc >= 5 && !strcmp(argv[1], "envfirst"))
 		return envfirst(argv[2], num(argv[3]), argv + 4);
+	if (argc == 3 && !strcmp(argv[1], "execl"))
+		return execl300(argv[2]);
+	if (argc >= 2 && !strcmp(argv[1], "argc")) {
+		printf("%u %u %d\n", (unsigned)getuid(), (unsigned)geteuid(),
+		       argc);
+		return 0;
+	}
 	if (argc == 2 && !strcmp(argv[1], "ids")) {
 		printf("%u %u %zu\n", (unsigned)getuid(), (unsigned)geteuid(),
 		       env_count());

@@ -1,0 +1,395 @@
+/*
+ * The session's seccomp filter and the arming of a process with it; see
+ * secarm.h for the rules every line here keeps (vfork children).
+ */
+#include "secarm.h"
+
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/audit.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/auxv.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+
+#ifndef SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV
+#define SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV (1UL << 5)
+#endif
+
+int fe_sec_mode_parse(const char *s)
+{
+	if (!s)
+		return -1;
+	if (!strcmp(s, "never"))
+		return FE_SEC_NEVER;
+	if (!strcmp(s, "auto"))
+		return FE_SEC_AUTO;
+	if (!strcmp(s, "always"))
+		return FE_SEC_ALWAYS;
+	return -1;
+}
+
+enum fe_sec_mode fe_sec_mode_of(const char *value)
+{
+	int m = fe_sec_mode_parse(value);
+
+	return m < 0 ? FE_SEC_AUTO : (enum fe_sec_mode)m;
+}
+
+/* sys() with errno kept: the result, or -errno. */
+static long call(fe_sys_fn *sys, long nr, long a, long b, long c, long d,
+		 long e)
+{
+	int saved = errno;
+	long r = sys(nr, a, b, c, d, e, 0L);
+
+	if (r < 0)
+		r = -errno;
+	errno = saved;
+	return r;
+}
+
+#define SYS1(nr, a) call(sys, nr, (long)(a), 0, 0, 0, 0)
+#define SYS3(nr, a, b, c) call(sys, nr, (long)(a), (long)(b), (long)(c), 0, 0)
+#define SYS4(nr, a, b, c, d)                                                \
+	call(sys, nr, (long)(a), (long)(b), (long)(c), (long)(d), 0)
+#define SYS5(nr, a, b, c, d, e)                                             \
+	call(sys, nr, (long)(a), (long)(b), (long)(c), (long)(d), (long)(e))
+
+/* Up to n bytes at off of fd: the count read, or -errno. */
+static long pread_all(fe_sys_fn *sys, int fd, void *buf, size_t n, long off)
+{
+	size_t got = 0;
+
+	while (got < n) {
+		long k = SYS4(SYS_pread64, fd, (char *)buf + got, n - got,
+			      off + (long)got);
+
+		if (k == -EINTR)
+			continue;
+		if (k < 0)
+			return k;
+		if (k == 0)
+			break;
+		got += (size_t)k;
+	}
+	return (long)got;
+}
+
+/* A Go build-id note ("Go", type 4) among the notes in b. */
+static bool go_note(const unsigned char *b, size_t len)
+{
+	size_t p = 0;
+
+	while (len - p >= sizeof(Elf64_Nhdr)) {
+		Elf64_Nhdr h;
+		size_t name, desc;
+
+		memcpy(&h, b + p, sizeof(h));
+		name = (h.n_namesz + 3u) & ~3u;
+		desc = (h.n_descsz + 3u) & ~3u;
+		p += sizeof(h);
+		if (name > len - p || desc > len - p - name)
+			return false;
+		/* "Go" and its NUL, padded with another NUL by Go's own
+		 * linker: namesz 3 or 4. */
+		if (h.n_type == 4 && (h.n_namesz == 3 || h.n_namesz == 4) &&
+		    !memcmp(b + p, "Go", 3))
+			return true;
+		p += name + desc;
+	}
+	return false;
+}
+
+/* The ELF at fd: static (no PT_INTERP) or Go.  A 32-bit ELF or another
+ * machine's: false (the filter is for the native ABI). */
+static bool elf_unreachable(fe_sys_fn *sys, int fd, const Elf64_Ehdr *eh)
+{
+	Elf64_Phdr ph[64];
+	unsigned char note[2048];
+	size_t n = eh->e_phnum;
+	bool interp = false;
+
+	if (eh->e_ident[EI_CLASS] != ELFCLASS64 ||
+	    eh->e_phentsize != sizeof(Elf64_Phdr) || n == 0 ||
+	    n > sizeof(ph) / sizeof(ph[0]))
+		return false;
+	if (pread_all(sys, fd, ph, n * sizeof(ph[0]), (long)eh->e_phoff) !=
+	    (long)(n * sizeof(ph[0])))
+		return false;
+	for (size_t i = 0; i < n; i++)
+		interp |= ph[i].p_type == PT_INTERP;
+	if (!interp)
+		return true;
+	for (size_t i = 0; i < n; i++) {
+		size_t len = ph[i].p_filesz < sizeof(note) ? ph[i].p_filesz
+							   : sizeof(note);
+		long got;
+
+		if (ph[i].p_type != PT_NOTE)
+			continue;
+		got = pread_all(sys, fd, note, len, (long)ph[i].p_offset);
+		if (got > 0 && go_note(note, (size_t)got))
+			return true;
+	}
+	return false;
+}
+
+/* depth: a script's interpreter is looked at, not the interpreter's. */
+static bool unreachable(fe_sys_fn *sys, const char *path, int depth)
+{
+	union {
+		Elf64_Ehdr eh;
+		char text[256];
+	} u;
+	long fd = SYS4(SYS_openat, AT_FDCWD, path, O_RDONLY | O_CLOEXEC, 0);
+	long got;
+	bool r = false;
+
+	if (fd < 0)
+		return false;
+	got = pread_all(sys, (int)fd, &u, sizeof(u) - 1, 0);
+	if (got >= (long)sizeof(u.eh) && !memcmp(u.eh.e_ident, ELFMAG, SELFMAG)) {
+		r = elf_unreachable(sys, (int)fd, &u.eh);
+	} else if (got > 2 && depth == 0 && u.text[0] == '#' &&
+		   u.text[1] == '!') {
+		char *p = u.text + 2, *end;
+
+		u.text[got] = '\0';
+		while (*p == ' ' || *p == '\t')
+			p++;
+		end = p;
+		while (*end && *end != ' ' && *end != '\t' && *end != '\n')
+			end++;
+		*end = '\0';
+		if (*p == '/')
+			r = unreachable(sys, p, depth + 1);
+	}
+	SYS1(SYS_close, fd);
+	return r;
+}
+
+bool fe_sec_unreachable(fe_sys_fn *sys, const char *path)
+{
+	return path && *path && unreachable(sys, path, 0);
+}
+
+bool fe_sec_which(fe_sys_fn *sys, const char *file, const char *path,
+		  char *buf, size_t size)
+{
+	size_t flen = strlen(file);
+
+	if (strchr(file, '/')) {
+		if (flen >= size)
+			return false;
+		memcpy(buf, file, flen + 1);
+		return true;
+	}
+	if (!path)
+		path = "/bin:/usr/bin";
+	while (*path) {
+		const char *end = strchr(path, ':');
+		size_t dlen = end ? (size_t)(end - path) : strlen(path);
+
+		/* An empty entry is the cwd, as execvp takes it. */
+		if (dlen + 1 + flen < size) {
+			size_t n = 0;
+
+			if (dlen) {
+				memcpy(buf, path, dlen);
+				n = dlen;
+				buf[n++] = '/';
+			}
+			memcpy(buf + n, file, flen + 1);
+			if (SYS4(SYS_faccessat, AT_FDCWD, buf, X_OK, 0) == 0)
+				return true;
+		}
+		path += dlen;
+		if (*path == ':')
+			path++;
+	}
+	return false;
+}
+
+unsigned fe_sec_addr(const char *sock, struct sockaddr_un *sa)
+{
+	size_t len = strlen(sock);
+
+	memset(sa, 0, sizeof(*sa));
+	sa->sun_family = AF_UNIX;
+	if (len == 0 || len >= sizeof(sa->sun_path))
+		return 0;
+	memcpy(sa->sun_path, sock, len);
+	if (sock[0] == '@') {
+		sa->sun_path[0] = '\0';
+		return (unsigned)(offsetof(struct sockaddr_un, sun_path) + len);
+	}
+	return (unsigned)sizeof(*sa);
+}
+
+#ifdef FE_SEC_ARCH
+/* Every trapped number, for the filter. */
+static const unsigned trapped[] = {
+#define FE_SEC_NR(nr, flags, a0, a1, a2, a3, a4, a5, size) nr,
+	FE_SEC_CALLS(FE_SEC_NR)
+#undef FE_SEC_NR
+};
+#define NTRAP (sizeof(trapped) / sizeof(trapped[0]))
+_Static_assert(NTRAP < 250, "a jump past 255 instructions");
+
+/*
+ * The program: another ABI's call (x32, a 32-bit one) and every number
+ * not listed go to the kernel; the probe number gets its errno; a listed
+ * one goes to the supervisor.
+ */
+static void build(struct sock_filter *f)
+{
+	size_t k = 0;
+
+	f[k++] = (struct sock_filter)BPF_STMT(
+		BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch));
+	f[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
+					      FE_SEC_ARCH, 1, 0);
+	f[k++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K,
+					      SECCOMP_RET_ALLOW);
+	f[k++] = (struct sock_filter)BPF_STMT(
+		BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr));
+	f[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
+					      FE_SEC_PROBE_NR, 0, 1);
+	f[k++] = (struct sock_filter)BPF_STMT(
+		BPF_RET | BPF_K, SECCOMP_RET_ERRNO | FE_SEC_PROBE_ERRNO);
+	for (size_t i = 0; i < NTRAP; i++)
+		f[k++] = (struct sock_filter)BPF_JUMP(
+			BPF_JMP | BPF_JEQ | BPF_K, trapped[i],
+			(unsigned char)(NTRAP - i), 0);
+	f[k++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K,
+					      SECCOMP_RET_ALLOW);
+	f[k++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K,
+					      SECCOMP_RET_USER_NOTIF);
+}
+#define NPROG (NTRAP + 8)
+
+/* The filter, with its listener: the fd or -errno. */
+static long install(fe_sys_fn *sys)
+{
+	struct sock_filter f[NPROG];
+	struct sock_fprog prog = { .len = (unsigned short)NPROG, .filter = f };
+	long lfd;
+
+	build(f);
+	if (SYS5(SYS_prctl, PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+		return -errno;
+	/* Killable only once received: a signal before that interrupts
+	 * the call as the kernel would, after it the supervisor's answer
+	 * (which may have changed a record) is the call's. */
+	lfd = SYS3(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
+		   SECCOMP_FILTER_FLAG_NEW_LISTENER |
+			   SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV,
+		   &prog);
+	if (lfd == -EINVAL)
+		lfd = SYS3(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
+			   SECCOMP_FILTER_FLAG_NEW_LISTENER, &prog);
+	return lfd;
+}
+
+/* Send lfd and the hello on s, then wait for the supervisor's byte. */
+static long hand_over(fe_sys_fn *sys, int s, int lfd,
+		      const struct fe_sec_hello *hello)
+{
+	union {
+		char buf[CMSG_SPACE(sizeof(int))];
+		struct cmsghdr align;
+	} u;
+	struct iovec iov = { (void *)hello, sizeof(*hello) };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1,
+			     .msg_control = u.buf,
+			     .msg_controllen = sizeof(u.buf) };
+	struct cmsghdr *cm = CMSG_FIRSTHDR(&mh);
+	char ack;
+	long r;
+
+	memset(&u, 0, sizeof(u));
+	cm->cmsg_level = SOL_SOCKET;
+	cm->cmsg_type = SCM_RIGHTS;
+	cm->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(cm), &lfd, sizeof(int));
+	do
+		r = SYS3(SYS_sendmsg, s, &mh, MSG_NOSIGNAL);
+	while (r == -EINTR);
+	if (r != (long)sizeof(*hello))
+		return r < 0 ? r : -EPIPE;
+	do
+		r = SYS3(SYS_read, s, &ack, 1);
+	while (r == -EINTR);
+	return r == 1 ? 0 : -EPIPE;
+}
+
+int fe_sec_arm(fe_sys_fn *sys, const char *sock,
+	       const struct fe_sec_hello *hello, const char **why)
+{
+	struct sockaddr_un sa;
+	struct ucred cr;
+	socklen_t crlen = sizeof(cr);
+	unsigned alen = sock ? fe_sec_addr(sock, &sa) : 0;
+	long s, lfd, r;
+
+	*why = "no supervisor in this session";
+	if (!alen)
+		return -ENOENT;
+	s = SYS3(SYS_socket, AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (s < 0) {
+		*why = "socket";
+		return (int)s;
+	}
+	r = SYS3(SYS_connect, s, &sa, alen);
+	if (r == 0)
+		r = SYS5(SYS_getsockopt, s, SOL_SOCKET, SO_PEERCRED, &cr,
+			 &crlen);
+	/* The real uid from the auxiliary vector: no call that a library
+	 * of ours in this process could fake. */
+	if (r == 0 && cr.uid != (uid_t)getauxval(AT_UID))
+		r = -EPERM; /* not our supervisor: hand it nothing */
+	if (r < 0) {
+		*why = "cannot reach the session's supervisor";
+		SYS1(SYS_close, s);
+		return (int)r;
+	}
+	/* For Yama's ptrace_scope 1: the supervisor reads our memory. */
+	SYS5(SYS_prctl, PR_SET_PTRACER, cr.pid, 0, 0, 0);
+	lfd = install(sys);
+	if (lfd < 0) {
+		*why = "seccomp user notification is refused here";
+		SYS1(SYS_close, s);
+		return (int)lfd;
+	}
+	r = hand_over(sys, (int)s, (int)lfd, hello);
+	SYS1(SYS_close, lfd);
+	SYS1(SYS_close, s);
+	if (r < 0)
+		*why = "the supervisor went away";
+	return (int)r;
+}
+#else
+int fe_sec_arm(fe_sys_fn *sys, const char *sock,
+	       const struct fe_sec_hello *hello, const char **why)
+{
+	(void)sys, (void)sock, (void)hello;
+	*why = "no seccomp filter for this architecture";
+	return -ENOSYS;
+}
+#endif
+
+bool fe_sec_filtered(fe_sys_fn *sys)
+{
+	return SYS1(FE_SEC_PROBE_NR, 0) == -FE_SEC_PROBE_ERRNO;
+}

@@ -1,0 +1,80 @@
+/*
+ * The exec wrappers' part in --seccomp (fakeenv/seccomp.h): a program the
+ * preload cannot reach is armed with the session's filter before it runs.
+ * Dynamic programs pay one open and two reads here (is it static?), and
+ * nothing at all with FAKEENV_SECCOMP=never.  May run in a vfork child:
+ * stack buffers and raw calls only (common/secarm.c).
+ */
+#include "shim.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "common/secarm.h"
+#include "common/util.h"
+#include "fakeenv/env.h"
+
+/* The file execve(2) will open for the call: into buf. */
+static const char *target(int how, const char *path, int fd, int flags,
+			  char *buf, size_t size)
+{
+	switch (how) {
+	case FE_EXEC_PATH:
+		return path;
+	case FE_EXEC_SEARCH:
+		return fe_sec_which(fe_syscall, path, getenv("PATH"), buf, size)
+			       ? buf
+			       : NULL;
+	case FE_EXEC_FD:
+		fe_fmt(buf, size, "/proc/self/fd/%d", fd);
+		return buf;
+	case FE_EXEC_AT:
+		if (path && path[0] == '/')
+			return path;
+		if ((flags & AT_EMPTY_PATH) && path && !path[0])
+			fe_fmt(buf, size, "/proc/self/fd/%d", fd);
+		else if (fd == AT_FDCWD)
+			return path;
+		else
+			fe_fmt(buf, size, "/proc/self/fd/%d/%s", fd,
+			       path ? path : "");
+		return buf;
+	}
+	return NULL;
+}
+
+void fe_sec_exec(int how, const char *path, int fd, int flags)
+{
+	static bool said;
+	int saved = errno;
+	enum fe_sec_mode mode;
+	struct fe_sec_hello h;
+	char buf[PATH_MAX];
+	const char *file, *why;
+	int r;
+
+	if (!fe_in_session() || fe_sec_under())
+		return;
+	mode = fe_sec_mode_of(fe_env_initial(FE_ENV_SECCOMP));
+	if (mode == FE_SEC_NEVER)
+		return;
+	if (mode == FE_SEC_AUTO) {
+		file = target(how, path, fd, flags, buf, sizeof(buf));
+		if (!file || !fe_sec_unreachable(fe_syscall, file))
+			return;
+	}
+	h = (struct fe_sec_hello){ .magic = FE_SEC_MAGIC,
+				   .pid = (int)fe_syscall(SYS_getpid) };
+	fe_cred_give(&h);
+	r = fe_sec_arm(fe_syscall, fe_env_initial(FE_ENV_SUPERVISOR), &h,
+		       &why);
+	if (r < 0 && !said) {
+		said = true;
+		fe_log("%s (%s): %s runs with the preload alone, which it "
+		       "bypasses", why, fe_strerror(-r), path ? path : "it");
+	}
+	errno = saved;
+}

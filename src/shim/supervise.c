@@ -1,0 +1,827 @@
+/*
+ * The supervisor: it answers the calls the session's seccomp filter traps
+ * (fakeenv/seccomp.h) in programs the preload cannot reach.  It runs as a
+ * thread of the launcher, which loads this library with dlopen for it and
+ * calls fakeenv_supervise(): the launcher is every session process's
+ * ancestor (a subreaper), so that Yama's ptrace_scope 1 lets it read and
+ * write their memory.  Nothing else of the launcher calls into the
+ * library, so this thread may take the shim's process-wide fake ids as
+ * each target's in turn.
+ *
+ * A call is answered by the shim's own wrapper, through syscall(2)'s
+ * router: the target's strings and buffers copied over, its fds taken
+ * with pidfd_getfd, its cwd opened through /proc, a call on a path
+ * relative to the cwd turned into its *at form on that fd, the target's
+ * fake ids in place; then the results written back into its memory.  One
+ * set of rules, the shim's, for both kinds of program.  The
+ * notification's id is checked once the arguments are read, before
+ * anything is done: a target killed meanwhile (its pid maybe reused) gets
+ * nothing done in its name.
+ *
+ * Every system call of its own is raw (fe_syscall): as the shim's,
+ * never a wrapper.
+ */
+#include "shim.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/capability.h>
+#include <linux/seccomp.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/auxv.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "common/secarm.h"
+#include "common/util.h"
+#include "fakeenv/seccomp.h"
+
+#ifndef SYS_pidfd_open
+#define SYS_pidfd_open 434
+#endif
+#ifndef SYS_pidfd_getfd
+#define SYS_pidfd_getfd 438
+#endif
+
+#define MAX_BUF (64 * 1024)   /* XATTR_SIZE_MAX: the kernel's bound */
+#define MAX_GIDS 65536        /* NGROUPS_MAX */
+
+/* fe_syscall's result, or -errno; errno is the supervisor's own. */
+static long sys(long nr, long a, long b, long c, long d, long e)
+{
+	long r = fe_syscall(nr, a, b, c, d, e, 0L);
+
+	return r < 0 ? -errno : r;
+}
+
+/* A trapped call's shape (fakeenv/seccomp.h). */
+struct row {
+	long nr;
+	unsigned flags;
+	unsigned char kind[6];
+	unsigned char size; /* the size argument's index */
+};
+
+static const struct row rows[] = {
+#define FE_SEC_ROW(nr, fl, k0, k1, k2, k3, k4, k5, sz) \
+	{ nr, fl, { k0, k1, k2, k3, k4, k5 }, sz },
+	FE_SEC_CALLS(FE_SEC_ROW)
+#undef FE_SEC_ROW
+};
+
+static const struct row *row_of(long nr)
+{
+	for (size_t i = 0; i < FE_ARRAY_LEN(rows); i++)
+		if (rows[i].nr == nr)
+			return &rows[i];
+	return NULL;
+}
+
+/* A process seen in a notification: its fake ids, kept from call to
+ * call; a new process starts with its parent's (or, for the armed one,
+ * the hello's). */
+struct proc {
+	pid_t tgid;
+	int lst;    /* its listener's index */
+	int pidfd;  /* -1 until an fd of its is needed */
+	struct fe_sec_hello ids;
+};
+
+/* A thread id's process, cached: Go programs run many threads. */
+struct tid {
+	pid_t tid, tgid;
+};
+
+#define TIDS 1024
+
+struct sup {
+	int sock;           /* where armed processes connect */
+	struct pollfd *pfd; /* [0]: sock, then the listeners */
+	struct fe_sec_hello *hello; /* per listener, as armed */
+	size_t nlst, cap;
+	struct proc *procs;
+	size_t nproc, proc_cap;
+	struct tid tids[TIDS];
+	struct seccomp_notif *n;
+	struct seccomp_notif_resp *resp;
+	struct seccomp_notif_sizes sizes;
+};
+
+/* ---- the targets ---- */
+
+/* Tgid and PPid of tid from /proc: 0, or -errno. */
+static int read_status(pid_t tid, pid_t *tgid, pid_t *ppid, unsigned *umask)
+{
+	char path[64], buf[2048], *p;
+	long fd, n;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)tid);
+	fd = sys(SYS_openat, AT_FDCWD, (long)path, O_RDONLY | O_CLOEXEC, 0, 0);
+	if (fd < 0)
+		return (int)fd;
+	n = sys(SYS_read, fd, (long)buf, sizeof(buf) - 1, 0, 0);
+	sys(SYS_close, fd, 0, 0, 0, 0);
+	if (n <= 0)
+		return -ESRCH;
+	buf[n] = '\0';
+	if (umask)
+		*umask = (p = strstr(buf, "\nUmask:")) ?
+				 (unsigned)strtoul(p + 7, NULL, 8) : 022;
+	if (tgid)
+		*tgid = (p = strstr(buf, "\nTgid:")) ?
+				(pid_t)strtol(p + 6, NULL, 10) : tid;
+	if (ppid)
+		*ppid = (p = strstr(buf, "\nPPid:")) ?
+				(pid_t)strtol(p + 6, NULL, 10) : 0;
+	return 0;
+}
+
+static struct proc *proc_find(struct sup *sp, pid_t tgid)
+{
+	for (size_t i = 0; i < sp->nproc; i++)
+		if (sp->procs[i].tgid == tgid)
+			return &sp->procs[i];
+	return NULL;
+}
+
+static struct proc *proc_add(struct sup *sp, pid_t tgid, int lst,
+			     const struct fe_sec_hello *ids)
+{
+	struct proc *p;
+
+	if (sp->nproc == sp->proc_cap) {
+		size_t cap = sp->proc_cap ? 2 * sp->proc_cap : 16;
+		void *q = realloc(sp->procs, cap * sizeof(*sp->procs));
+
+		if (!q)
+			return NULL;
+		sp->procs = q;
+		sp->proc_cap = cap;
+	}
+	p = &sp->procs[sp->nproc++];
+	p->tgid = tgid;
+	p->lst = lst;
+	p->pidfd = -1;
+	p->ids = *ids;
+	return p;
+}
+
+/* The process of thread tid, under listener lst. */
+static struct proc *proc_of(struct sup *sp, int lst, pid_t tid)
+{
+	struct tid *t = &sp->tids[(unsigned)tid % TIDS];
+	pid_t tgid, ppid = 0;
+	struct proc *p, *parent;
+
+	if (t->tid == tid) {
+		tgid = t->tgid;
+	} else {
+		if (read_status(tid, &tgid, &ppid, NULL) < 0)
+			return NULL;
+		t->tid = tid;
+		t->tgid = tgid;
+	}
+	p = proc_find(sp, tgid);
+	if (p)
+		return p;
+	if (!ppid && read_status(tgid, NULL, &ppid, NULL) < 0)
+		return NULL;
+	parent = proc_find(sp, ppid);
+	return proc_add(sp, tgid, lst, parent ? &parent->ids : &sp->hello[lst]);
+}
+
+/* Forget a listener's processes: they are gone with it. */
+static void procs_drop(struct sup *sp, int lst)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < sp->nproc; i++) {
+		struct proc *p = &sp->procs[i];
+
+		if (p->lst == lst) {
+			if (p->pidfd >= 0)
+				sys(SYS_close, p->pidfd, 0, 0, 0, 0);
+			continue;
+		}
+		sp->procs[k++] = *p;
+	}
+	sp->nproc = k;
+	memset(sp->tids, 0, sizeof(sp->tids));
+}
+
+/* ---- the target's memory and fds ---- */
+
+static long vm(pid_t pid, void *local, unsigned long remote, size_t n,
+	       bool write)
+{
+	struct iovec l = { local, n }, r = { (void *)remote, n };
+
+	return sys(write ? SYS_process_vm_writev : SYS_process_vm_readv, pid,
+		   (long)&l, 1, (long)&r, 1);
+}
+
+static int read_mem(pid_t pid, void *buf, unsigned long addr, size_t n)
+{
+	if (n == 0)
+		return 0;
+	if (!addr)
+		return -EFAULT;
+	return vm(pid, buf, addr, n, false) == (long)n ? 0 : -EFAULT;
+}
+
+static int write_mem(pid_t pid, const void *buf, unsigned long addr, size_t n)
+{
+	if (n == 0)
+		return 0;
+	if (!addr)
+		return -EFAULT;
+	return vm(pid, (void *)buf, addr, n, true) == (long)n ? 0 : -EFAULT;
+}
+
+/* A NUL-terminated string of at most size bytes, read a page at a time
+ * (the string may end just before an unmapped page). */
+static int read_str(pid_t pid, char *buf, unsigned long addr, size_t size)
+{
+	size_t got = 0;
+
+	if (!addr)
+		return -EFAULT;
+	while (got < size) {
+		size_t chunk = 4096 - ((addr + got) & 4095);
+		long n;
+
+		if (chunk > size - got)
+			chunk = size - got;
+		n = vm(pid, buf + got, addr + got, chunk, false);
+		if (n <= 0)
+			return -EFAULT;
+		if (memchr(buf + got, '\0', (size_t)n))
+			return 0;
+		got += (size_t)n;
+	}
+	return -ENAMETOOLONG;
+}
+
+/* The target's fd as one of ours: -EBADF when it has none. */
+static long take_fd(struct proc *p, int fd)
+{
+	long r;
+
+	if (p->pidfd < 0) {
+		r = sys(SYS_pidfd_open, p->tgid, 0, 0, 0, 0);
+		if (r < 0)
+			return -EBADF;
+		p->pidfd = (int)r; /* close-on-exec, as every pidfd */
+	}
+	r = sys(SYS_pidfd_getfd, p->pidfd, fd, 0, 0, 0);
+	return r < 0 ? -EBADF : r;
+}
+
+/* ---- one call ---- */
+
+/* A call being answered: the arguments as the wrapper takes them, and
+ * what must go back or be closed after. */
+struct call {
+	long nr;
+	long a[6];
+	const struct row *row;
+	pid_t tid;
+	struct proc *p;
+	int cwd;        /* the target's cwd, -1 until needed */
+	int fds[6];     /* ours, to close */
+	void *bufs[6];  /* ours, to free */
+	size_t lens[6]; /* their sizes */
+	char xpath[64 + 4096]; /* a path-only xattr call's path via cwd */
+};
+
+static long cwd_fd(struct call *c)
+{
+	char path[64];
+	long fd;
+
+	if (c->cwd >= 0)
+		return c->cwd;
+	snprintf(path, sizeof(path), "/proc/%d/cwd", (int)c->tid);
+	fd = sys(SYS_openat, AT_FDCWD, (long)path,
+		 O_PATH | O_DIRECTORY | O_CLOEXEC, 0, 0);
+	if (fd < 0)
+		return fd;
+	c->cwd = (int)fd;
+	return fd;
+}
+
+static void *buf_for(struct call *c, int i, size_t n)
+{
+	c->lens[i] = n;
+	c->bufs[i] = calloc(1, n ? n : 1);
+	return c->bufs[i];
+}
+
+static size_t size_arg(const struct call *c, const struct seccomp_notif *n)
+{
+	return (size_t)n->data.args[c->row->size];
+}
+
+/* Bytes of capget/capset's data for the header in arg 0 (read first):
+ * one struct for version 1, two for the later ones. */
+static size_t capd_len(const struct call *c)
+{
+	const struct __user_cap_header_struct *h = c->bufs[0];
+
+	return (h && h->version == _LINUX_CAPABILITY_VERSION_1 ? 1 : 2) *
+	       sizeof(struct __user_cap_data_struct);
+}
+
+/* Argument i brought over: 0 or -errno (the call's answer). */
+static int arg_in(struct call *c, const struct seccomp_notif *n, int i)
+{
+	unsigned long v = (unsigned long)n->data.args[i];
+	size_t sz = size_arg(c, n);
+	long fd;
+	void *b;
+
+	switch (c->row->kind[i]) {
+	case SA_NONE:
+	case SA_VAL:
+		c->a[i] = (long)v;
+		return 0;
+	case SA_STR:
+		if (!(b = buf_for(c, i, 4096)))
+			return -ENOMEM;
+		c->a[i] = (long)b;
+		return read_str(c->tid, b, v, 4096);
+	case SA_DIRFD:
+		if ((int)v == AT_FDCWD) {
+			c->a[i] = AT_FDCWD; /* made the cwd's fd below */
+			return 0;
+		}
+		/* fallthrough */
+	case SA_FD:
+		fd = take_fd(c->p, (int)v);
+		if (fd < 0)
+			return (int)fd;
+		c->fds[i] = (int)fd;
+		c->a[i] = fd;
+		return 0;
+	case SA_STAT:
+	case SA_STATX:
+		if (!v)
+			return -EFAULT;
+		b = buf_for(c, i, c->row->kind[i] == SA_STAT ?
+					  sizeof(struct stat) :
+					  sizeof(struct statx));
+		c->a[i] = (long)b;
+		return b ? 0 : -ENOMEM;
+	case SA_IBUF:
+	case SA_OBUF:
+		if (sz > MAX_BUF) {
+			if (c->row->kind[i] == SA_IBUF)
+				return -E2BIG;
+			sz = MAX_BUF;
+		}
+		if (!(b = buf_for(c, i, sz)))
+			return -ENOMEM;
+		c->a[i] = v ? (long)b : 0;
+		return c->row->kind[i] == SA_IBUF ? read_mem(c->tid, b, v, sz) : 0;
+	case SA_ID:
+		b = buf_for(c, i, sizeof(uid_t));
+		c->a[i] = (long)b;
+		return b ? 0 : -ENOMEM;
+	case SA_IGIDS:
+	case SA_OGIDS:
+		if (sz > MAX_GIDS)
+			return -EINVAL;
+		if (!(b = buf_for(c, i, sz * sizeof(gid_t))))
+			return -ENOMEM;
+		c->a[i] = (long)b;
+		return c->row->kind[i] == SA_IGIDS ?
+			       read_mem(c->tid, b, v, sz * sizeof(gid_t)) : 0;
+	case SA_CAPH:
+		if (!(b = buf_for(c, i, sizeof(struct __user_cap_header_struct))))
+			return -ENOMEM;
+		c->a[i] = (long)b;
+		return read_mem(c->tid, b, v, c->lens[i]);
+	case SA_CAPDI:
+	case SA_CAPDO:
+		if (!(b = buf_for(c, i, 2 * sizeof(struct __user_cap_data_struct))))
+			return -ENOMEM;
+		c->a[i] = v ? (long)b : 0;
+		return c->row->kind[i] == SA_CAPDI ? read_mem(c->tid, b, v, capd_len(c)) : 0;
+	}
+	return -ENOSYS;
+}
+
+static void set_at(struct call *c, long nr, long a0, long a1, long a2, long a3,
+		   long a4)
+{
+	c->nr = nr;
+	c->a[0] = a0;
+	c->a[1] = a1;
+	c->a[2] = a2;
+	c->a[3] = a3;
+	c->a[4] = a4;
+}
+
+/* The calls on a path alone in their *at form, whose dirfd can be the
+ * target's cwd. */
+static void to_at(struct call *c)
+{
+	long *a = c->a;
+
+	switch (c->nr) {
+#ifdef SYS_chown
+	case SYS_chown:
+		set_at(c, SYS_fchownat, AT_FDCWD, a[0], a[1], a[2], 0);
+		break;
+#endif
+#ifdef SYS_lchown
+	case SYS_lchown:
+		set_at(c, SYS_fchownat, AT_FDCWD, a[0], a[1], a[2],
+		       AT_SYMLINK_NOFOLLOW);
+		break;
+#endif
+#ifdef SYS_chmod
+	case SYS_chmod:
+		set_at(c, SYS_fchmodat, AT_FDCWD, a[0], a[1], 0, 0);
+		break;
+#endif
+#ifdef SYS_mknod
+	case SYS_mknod:
+		set_at(c, SYS_mknodat, AT_FDCWD, a[0], a[1], a[2], 0);
+		break;
+#endif
+#ifdef SYS_stat
+	case SYS_stat:
+		set_at(c, SYS_newfstatat, AT_FDCWD, a[0], a[1], 0, 0);
+		break;
+	case SYS_lstat:
+		set_at(c, SYS_newfstatat, AT_FDCWD, a[0], a[1],
+		       AT_SYMLINK_NOFOLLOW, 0);
+		break;
+#endif
+#ifdef SYS_access
+	case SYS_access:
+		set_at(c, SYS_faccessat, AT_FDCWD, a[0], a[1], 0, 0);
+		break;
+#endif
+#ifdef SYS_mkdir
+	case SYS_mkdir:
+		set_at(c, SYS_mkdirat, AT_FDCWD, a[0], a[1], 0, 0);
+		break;
+	case SYS_rmdir:
+		set_at(c, SYS_unlinkat, AT_FDCWD, a[0], AT_REMOVEDIR, 0, 0);
+		break;
+	case SYS_unlink:
+		set_at(c, SYS_unlinkat, AT_FDCWD, a[0], 0, 0, 0);
+		break;
+	case SYS_symlink:
+		set_at(c, SYS_symlinkat, a[0], AT_FDCWD, a[1], 0, 0);
+		break;
+	case SYS_rename:
+		set_at(c, SYS_renameat2, AT_FDCWD, a[0], AT_FDCWD, a[1], 0);
+		break;
+	case SYS_renameat:
+		set_at(c, SYS_renameat2, a[0], a[1], a[2], a[3], 0);
+		break;
+#endif
+	}
+}
+
+/* a[d] for path a[p]: the target's cwd where it said AT_FDCWD and the
+ * path is relative. */
+static int cwd_for(struct call *c, int d, int p)
+{
+	const char *path = (const char *)c->a[p];
+	long fd;
+
+	if ((int)c->a[d] != AT_FDCWD || !path || path[0] == '/')
+		return 0;
+	fd = cwd_fd(c);
+	if (fd < 0)
+		return -ENOENT;
+	c->a[d] = fd;
+	return 0;
+}
+
+/* A path-only xattr call on a relative path: through the cwd's fd. */
+static int xattr_path(struct call *c)
+{
+	const char *path = (const char *)c->a[0];
+	long fd;
+
+	if (!path || path[0] == '/')
+		return 0;
+	fd = cwd_fd(c);
+	if (fd < 0)
+		return -ENOENT;
+	if ((size_t)snprintf(c->xpath, sizeof(c->xpath), "/proc/self/fd/%d/%s",
+			     (int)fd, path) >= sizeof(c->xpath))
+		return -ENAMETOOLONG;
+	c->a[0] = (long)c->xpath;
+	return 0;
+}
+
+static int with_cwd(struct call *c)
+{
+	int r = 0;
+
+	switch (c->nr) {
+	case SYS_renameat2:
+		r = cwd_for(c, 2, 3);
+		return r ? r : cwd_for(c, 0, 1);
+	case SYS_symlinkat:
+		return cwd_for(c, 1, 2);
+	case SYS_setxattr:
+	case SYS_lsetxattr:
+	case SYS_getxattr:
+	case SYS_lgetxattr:
+	case SYS_listxattr:
+	case SYS_llistxattr:
+	case SYS_removexattr:
+	case SYS_lremovexattr:
+		return xattr_path(c);
+	}
+	if (c->row->kind[0] == SA_DIRFD || c->nr != (long)c->row->nr)
+		return cwd_for(c, 0, 1);
+	return 0;
+}
+
+/* mkdir and mknod as the target's umask makes them (ours is 0). */
+static void apply_umask(struct call *c)
+{
+	unsigned um = 022;
+
+	read_status(c->tid, NULL, NULL, &um);
+	c->a[2] = (c->a[2] & S_IFMT) | (c->a[2] & 07777 & ~(long)um);
+}
+
+/* The results into the target's memory: 0 or -EFAULT. */
+static int copy_out(struct call *c, const struct seccomp_notif *n, long ret)
+{
+	size_t sz = size_arg(c, n);
+	int r = 0;
+
+	for (int i = 0; i < 6; i++) {
+		unsigned long v = (unsigned long)n->data.args[i];
+		size_t len = c->lens[i];
+
+		switch (c->row->kind[i]) {
+		case SA_STAT:
+		case SA_STATX:
+		case SA_ID:
+			break;
+		case SA_OBUF:
+			len = sz && v && ret > 0 ? (size_t)ret : 0;
+			break;
+		case SA_OGIDS:
+			len = sz ? (size_t)ret * sizeof(gid_t) : 0;
+			break;
+		case SA_CAPDO:
+			len = v ? capd_len(c) : 0;
+			break;
+		default:
+			continue;
+		}
+		if (len > c->lens[i])
+			len = c->lens[i];
+		if (!r && len)
+			r = write_mem(c->tid, c->bufs[i], v, len);
+	}
+	return r;
+}
+
+static void call_done(struct call *c)
+{
+	for (int i = 0; i < 6; i++) {
+		if (c->fds[i] >= 0)
+			sys(SYS_close, c->fds[i], 0, 0, 0, 0);
+		free(c->bufs[i]);
+	}
+	if (c->cwd >= 0)
+		sys(SYS_close, c->cwd, 0, 0, 0, 0);
+}
+
+/* The shim's answer to the call, as the target: into *r. */
+static void run_call(struct call *c, const struct seccomp_notif *n,
+		     struct seccomp_notif_resp *r)
+{
+	int e;
+	long ret;
+	bool done;
+
+	/* capget's header goes back whatever the answer: the kernel
+	 * writes the version it prefers there. */
+	errno = 0;
+	fe_cred_take(&c->p->ids);
+	ret = fe_route_syscall(c->nr, c->a, &done);
+	e = errno;
+	fe_cred_give(&c->p->ids);
+	if (c->row->kind[0] == SA_CAPH)
+		write_mem(c->tid, c->bufs[0], (unsigned long)n->data.args[0],
+			  c->lens[0]);
+	if (!done) {
+		r->flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
+		return;
+	}
+	if (ret == -1 && e) {
+		r->error = -e;
+		return;
+	}
+	e = copy_out(c, n, ret);
+	if (e < 0)
+		r->error = e;
+	else
+		r->val = ret;
+}
+
+/* Answer notification n of listener lst into *r; false when the target
+ * is gone and nothing is to be sent. */
+static bool answer(struct sup *sp, int lst, const struct seccomp_notif *n,
+		   struct seccomp_notif_resp *r)
+{
+	struct call c = { .nr = n->data.nr, .tid = (pid_t)n->pid, .cwd = -1,
+			  .fds = { -1, -1, -1, -1, -1, -1 } };
+	int e = 0;
+
+	c.row = row_of(c.nr);
+	c.p = c.row ? proc_of(sp, lst, c.tid) : NULL;
+	if (!c.row || !c.p || n->data.arch != FE_SEC_ARCH) {
+		r->flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
+		return true;
+	}
+	for (int i = 0; i < 6 && !e; i++)
+		e = arg_in(&c, n, i);
+	if (!e) {
+		to_at(&c);
+		e = with_cwd(&c);
+	}
+	if (!e && (c.row->flags & FE_SEC_UMASK))
+		apply_umask(&c);
+	if (ioctl(sp->pfd[1 + lst].fd, SECCOMP_IOCTL_NOTIF_ID_VALID, &n->id) <
+	    0) {
+		call_done(&c);
+		return false;
+	}
+	if (e)
+		r->error = e;
+	else
+		run_call(&c, n, r);
+	call_done(&c);
+	return true;
+}
+
+/* ---- listeners ---- */
+
+/* A free listener slot (grown as needed): its index, or -1. */
+static int lst_slot(struct sup *sp)
+{
+	for (size_t i = 0; i < sp->nlst; i++)
+		if (sp->pfd[1 + i].fd < 0)
+			return (int)i;
+	if (sp->nlst == sp->cap) {
+		size_t cap = sp->cap ? 2 * sp->cap : 8;
+		void *p = realloc(sp->pfd, (1 + cap) * sizeof(*sp->pfd));
+		void *h;
+
+		if (!p)
+			return -1;
+		sp->pfd = p;
+		h = realloc(sp->hello, cap * sizeof(*sp->hello));
+		if (!h)
+			return -1;
+		sp->hello = h;
+		sp->cap = cap;
+	}
+	sp->pfd[1 + sp->nlst].fd = -1;
+	return (int)sp->nlst++;
+}
+
+/* The listener fd and hello an armed process sends on conn. */
+static int recv_hello(int conn, struct fe_sec_hello *h)
+{
+	union {
+		char buf[CMSG_SPACE(sizeof(int))];
+		struct cmsghdr align;
+	} u;
+	struct iovec iov = { h, sizeof(*h) };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1,
+			     .msg_control = u.buf,
+			     .msg_controllen = sizeof(u.buf) };
+	struct cmsghdr *cm;
+	ssize_t n;
+	int fd = -1;
+
+	do
+		n = recvmsg(conn, &mh, MSG_CMSG_CLOEXEC);
+	while (n < 0 && errno == EINTR);
+	cm = n > 0 ? CMSG_FIRSTHDR(&mh) : NULL;
+	if (cm && cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_RIGHTS)
+		memcpy(&fd, CMSG_DATA(cm), sizeof(fd));
+	if (n != (ssize_t)sizeof(*h) || h->magic != FE_SEC_MAGIC ||
+	    h->ngroups > FE_GROUPS_MAX) {
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* One armed process: take its listener, then let it run. */
+static void admit(struct sup *sp)
+{
+	struct timeval tv = { 2, 0 };
+	struct fe_sec_hello h;
+	struct ucred cr;
+	socklen_t len = sizeof(cr);
+	int conn = accept4(sp->sock, NULL, NULL, SOCK_CLOEXEC);
+	int fd, k;
+
+	if (conn < 0)
+		return;
+	/* Another user's process may connect: it gets nothing. */
+	if (getsockopt(conn, SOL_SOCKET, SO_PEERCRED, &cr, &len) < 0 ||
+	    cr.uid != (uid_t)getauxval(AT_UID)) {
+		close(conn);
+		return;
+	}
+	/* Bounded: a peer that never sends must not stop the supervisor. */
+	setsockopt(conn, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	fd = recv_hello(conn, &h);
+	k = fd >= 0 ? lst_slot(sp) : -1;
+	if (k < 0) {
+		if (fd >= 0)
+			close(fd);
+		close(conn);
+		return;
+	}
+	sp->pfd[1 + k] = (struct pollfd){ .fd = fd, .events = POLLIN };
+	sp->hello[k] = h;
+	proc_add(sp, h.pid, k, &h);
+	(void)!write(conn, "", 1);
+	close(conn);
+}
+
+static void lst_close(struct sup *sp, int k)
+{
+	close(sp->pfd[1 + k].fd);
+	sp->pfd[1 + k].fd = -1;
+	procs_drop(sp, k);
+}
+
+static void serve(struct sup *sp, int k)
+{
+	int fd = sp->pfd[1 + k].fd;
+
+	memset(sp->n, 0, sp->sizes.seccomp_notif);
+	if (ioctl(fd, SECCOMP_IOCTL_NOTIF_RECV, sp->n) < 0)
+		return; /* ENOENT: the target went before we looked */
+	memset(sp->resp, 0, sp->sizes.seccomp_notif_resp);
+	sp->resp->id = sp->n->id;
+	if (answer(sp, k, sp->n, sp->resp))
+		(void)ioctl(fd, SECCOMP_IOCTL_NOTIF_SEND, sp->resp);
+}
+
+/* Exported: the launcher's supervisor thread (fakeenv/seccomp.h).  Never
+ * returns but on an error before the first target: -errno. */
+__attribute__((visibility("default"))) int fakeenv_supervise(int sock);
+
+int fakeenv_supervise(int sock)
+{
+	static struct sup sp;
+
+	if (sys(SYS_seccomp, SECCOMP_GET_NOTIF_SIZES, 0, (long)&sp.sizes, 0,
+		0) < 0)
+		return -errno;
+	sp.n = calloc(1, sp.sizes.seccomp_notif);
+	sp.resp = calloc(1, sp.sizes.seccomp_notif_resp);
+	sp.pfd = calloc(1, sizeof(*sp.pfd));
+	if (!sp.n || !sp.resp || !sp.pfd)
+		return -ENOMEM;
+	sp.sock = sock;
+	sp.pfd[0] = (struct pollfd){ .fd = sock, .events = POLLIN };
+	/* A target's creations get its own umask (apply_umask()). */
+	sys(SYS_umask, 0, 0, 0, 0, 0);
+	for (;;) {
+		if (poll(sp.pfd, 1 + sp.nlst, -1) < 0)
+			continue;
+		if (sp.pfd[0].revents & POLLIN)
+			admit(&sp);
+		for (size_t k = 0; k < sp.nlst; k++) {
+			short ev = sp.pfd[1 + k].revents;
+
+			if (sp.pfd[1 + k].fd < 0)
+				continue;
+			if (ev & POLLIN)
+				serve(&sp, (int)k);
+			else if (ev & (POLLHUP | POLLERR | POLLNVAL))
+				lst_close(&sp, (int)k);
+		}
+	}
+}
