@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "common/util.h"
+#include "fakeenv/daemon.h"
 #include "reap.h"
 
 #define MAX_EVENTS 64
@@ -352,7 +353,7 @@ static int leave(struct fe_loop *lp)
 
 	/* Through DIR's fd: the path may lead to a new DIR by now, whose
 	 * socket is another daemon's. */
-	if ((lp->have_dir ? unlinkat(lp->dir.fd, "sock", 0) :
+	if ((lp->have_dir ? unlinkat(lp->dir.fd, FE_DIR_SOCK, 0) :
 			    unlink(lp->cfg->sock)) < 0 &&
 	    errno != ENOENT)
 		fe_log("daemon: cannot remove %s: %s", lp->cfg->sock,
@@ -452,7 +453,7 @@ static int loop_init(struct fe_loop *lp, const struct fe_loop_cfg *cfg)
 	lp->sfd = -1;
 	if (cfg->state && cfg->state_fd >= 0) {
 		r = fe_state_dir_init(&lp->dir, cfg->state, cfg->state_fd,
-				      "journal");
+				      FE_DIR_JOURNAL);
 		if (r < 0)
 			return r;
 		lp->have_dir = true;
