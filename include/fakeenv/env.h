@@ -56,6 +56,11 @@
  * socket name, '@' first for the abstract namespace.  Set by the
  * launcher; absent: nothing is armed. */
 #define FE_ENV_SUPERVISOR "FAKEENV_SUPERVISOR"
+/* The launcher's absolute path: posix_spawn of a program to arm starts
+ * it as "LAUNCHER FE_SEC_EXEC_ARG PATH ARGV...", which arms itself and
+ * execs PATH (glibc's spawn child runs no code of ours).  Set by the
+ * launcher. */
+#define FE_ENV_LAUNCHER "FAKEENV_LAUNCHER"
 /* What the shim's exec wrappers put back into a child's environment when
  * it lacks them, X(NAME, FROM): NAME=value of the load-time FROM.  The
  * value always comes from a FAKEENV_* variable, which is what the shim
@@ -67,6 +72,7 @@
 	X(FE_ENV_IGNORE_PATHS, FE_ENV_IGNORE_PATHS) \
 	X(FE_ENV_SECCOMP, FE_ENV_SECCOMP)          \
 	X(FE_ENV_SUPERVISOR, FE_ENV_SUPERVISOR)    \
+	X(FE_ENV_LAUNCHER, FE_ENV_LAUNCHER)        \
 	X(FE_ENV_FAKEROOTKEY, FE_ENV_SOCKET)
 
 /* The launcher's default for --state DIR: a persistent session.  Read by

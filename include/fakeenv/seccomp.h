@@ -179,6 +179,10 @@ enum fe_sec_arg {
  * first call.
  */
 #define FE_SEC_MAGIC 0x46455331u /* "FES1" */
+
+/* The launcher's argument for a spawned program to arm (FAKEENV_LAUNCHER):
+ * never a command of its own. */
+#define FE_SEC_EXEC_ARG "--seccomp-exec"
 struct fe_sec_hello {
 	uint32_t magic;   /* FE_SEC_MAGIC */
 	int32_t pid;      /* the armed process */

@@ -497,6 +497,9 @@ int main(int argc, char **argv)
 	bool prev_lost;
 	int r, err, status, sup = -1;
 
+	/* A program spawned to be armed (supervise.h), before anything. */
+	if (argc > 3 && !strcmp(argv[1], FE_SEC_EXEC_ARG))
+		return fe_sup_exec(argv[2], argv + 3);
 	open_std_fds();
 	as_fakeroot = argc > 0 && called_fakeroot(argv[0]);
 	/* fakeroot's first non-option is always the command. */
@@ -538,6 +541,8 @@ int main(int argc, char **argv)
 		leave_dead_session(argv);
 	}
 	self = fe_loc_self();
+	if (setenv(FE_ENV_LAUNCHER, self, 1) < 0)
+		die_errno("cannot set %s", FE_ENV_LAUNCHER);
 
 	/* A SIGCHLD ignored by our caller would make the kernel reap CMD
 	 * and the daemon behind our back. */

@@ -24,4 +24,10 @@ void fe_sup_start(int fd);
  * so for it. */
 void fe_sup_arm_cmd(const char *file);
 
+/* "fakeenv FE_SEC_EXEC_ARG PATH ARGV...": the shim's posix_spawn of a
+ * program to arm.  Arms this process with the ids of FAKEENV_UIDS,
+ * _GIDS and _GROUPS, then execs PATH with ARGV; returns only when that
+ * fails (127 or 126, as a shell). */
+int fe_sup_exec(const char *path, char **argv);
+
 #endif

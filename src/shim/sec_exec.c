@@ -57,15 +57,19 @@ void fe_sec_exec(int how, const char *path, int fd, int flags)
 	int r;
 
 	if (!fe_in_session() || fe_sec_under())
-		return;
+		goto out;
 	mode = fe_sec_mode_of(fe_env_initial(FE_ENV_SECCOMP));
 	if (mode == FE_SEC_NEVER)
-		return;
+		goto out;
 	if (mode == FE_SEC_AUTO) {
 		file = target(how, path, fd, flags, buf, sizeof(buf));
 		if (!file || !fe_sec_unreachable(fe_syscall, file))
-			return;
+			goto out;
 	}
+	/* Armed already in this image (the launcher's spawn trampoline):
+	 * the load-time answer is stale. */
+	if (fe_sec_filtered(fe_syscall))
+		goto out;
 	h = (struct fe_sec_hello){ .magic = FE_SEC_MAGIC,
 				   .pid = (int)fe_syscall(SYS_getpid) };
 	fe_cred_give(&h);
@@ -76,5 +80,29 @@ void fe_sec_exec(int how, const char *path, int fd, int flags)
 		fe_log("%s (%s): %s runs with the preload alone, which it "
 		       "bypasses", why, fe_strerror(-r), path ? path : "it");
 	}
+out:
 	errno = saved;
+}
+
+const char *fe_sec_spawn_via(bool search, const char *path, char *buf,
+			     size_t size)
+{
+	const char *via = fe_env_initial(FE_ENV_LAUNCHER);
+	const char *file;
+	int saved = errno;
+	bool arm;
+
+	if (!fe_in_session() || fe_sec_under() || !via || via[0] != '/' ||
+	    fe_sec_mode_of(fe_env_initial(FE_ENV_SECCOMP)) != FE_SEC_AUTO)
+		return NULL;
+	file = target(search ? FE_EXEC_SEARCH : FE_EXEC_PATH, path, -1, 0,
+		      buf, size);
+	if (file && file != buf) {
+		fe_fmt(buf, size, "%s", file);
+		file = buf;
+	}
+	arm = file && fe_sec_unreachable(fe_syscall, file) &&
+	      !fe_sec_filtered(fe_syscall);
+	errno = saved;
+	return arm ? via : NULL;
 }

@@ -137,6 +137,12 @@ bool fe_in_session(void);
 enum { FE_EXEC_PATH, FE_EXEC_SEARCH, FE_EXEC_FD, FE_EXEC_AT };
 void fe_sec_exec(int how, const char *path, int fd, int flags);
 
+/* posix_spawn's: the launcher's path when the program (path, searched in
+ * PATH when search) must be armed, with its own path in buf; else NULL.
+ * The spawn then runs "LAUNCHER FE_SEC_EXEC_ARG buf ARGV...". */
+const char *fe_sec_spawn_via(bool search, const char *path, char *buf,
+			     size_t size);
+
 /* True when this process runs under the session's seccomp filter (it then
  * passes every call through, as if disabled: the supervisor answers). */
 bool fe_sec_under(void);

@@ -20,6 +20,7 @@
 #include <sys/mman.h>
 
 #include "fakeenv/env.h"
+#include "fakeenv/seccomp.h"
 
 #define PRELOAD "LD_PRELOAD"
 
@@ -54,6 +55,49 @@ struct call {
 	const posix_spawnattr_t *attr;
 };
 
+/* An argument list up to this many entries is built on the stack, a
+ * longer one in a mapping of its size, as the environment is (STACK_ENV):
+ * the caller's list must not decide how deep a small stack goes. */
+#define STACK_ARGS 256
+
+/*
+ * posix_spawn of a program to put under the seccomp filter: glibc's child
+ * runs no code of ours between its fork and its exec, so the launcher is
+ * spawned instead, which arms itself and execs the program
+ * (fe_sec_spawn_via()).  Any other spawn goes as it is.
+ */
+static int spawn_armed(fe_posix_spawn_fn *spawn, const struct call *c,
+		       char *const envp[])
+{
+	char target[PATH_MAX], *small[STACK_ARGS], **argv = small;
+	const char *via = fe_sec_spawn_via(c->how == SPAWNP, c->path, target,
+					   sizeof(target));
+	size_t n = 0, size = 0;
+	int r;
+
+	if (!via)
+		return spawn(c->pid, c->path, c->fa, c->attr, c->argv, envp);
+	while (c->argv && c->argv[n])
+		n++;
+	if (n + 4 > STACK_ARGS) {
+		size = (n + 4) * sizeof(char *);
+		argv = mmap(NULL, size, PROT_READ | PROT_WRITE,
+			    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (argv == MAP_FAILED)
+			return ENOMEM;
+	}
+	argv[0] = (char *)via;
+	argv[1] = (char *)FE_SEC_EXEC_ARG;
+	argv[2] = target;
+	for (size_t i = 0; i <= n; i++)
+		argv[3 + i] = i < n ? c->argv[i] : NULL;
+	/* posix_spawnp's search is done: target is a path. */
+	r = REAL(posix_spawn, c->pid, via, c->fa, c->attr, argv, envp);
+	if (size)
+		munmap(argv, size);
+	return r;
+}
+
 /*
  * The real function of c with envp.  Exec forms return -1 with the real
  * call's errno (ENOSYS when libc lacks the symbol: execveat before glibc
@@ -83,7 +127,7 @@ static int call_real(const struct call *c, char *const envp[])
 					  real_posix_spawnp();
 		if (!spawn)
 			return ENOSYS;
-		return spawn(c->pid, c->path, c->fa, c->attr, c->argv, envp);
+		return spawn_armed(spawn, c, envp);
 	}
 	return fe_enosys();
 }
@@ -445,10 +489,6 @@ static void fill_args(char **argv, size_t argc, const char *arg, va_list *ap)
 		argv[i] = va_arg(*ap, char *);
 }
 
-/* An argument list up to this many entries is built on the stack, a
- * longer one in a mapping of its size, as the environment is (STACK_ENV):
- * the caller's list must not decide how deep a small stack goes. */
-#define STACK_ARGS 256
 
 /* Run the list that follows arg in *ap, then (with_env) the envp after
  * its NULL; environ otherwise. */
