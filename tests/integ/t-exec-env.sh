@@ -57,7 +57,8 @@ check_eq "posix_spawn with a NULL envp stays in the session" \
 if ! not_with_san "the exact LD_PRELOAD of a repaired envp"; then
 	out=$(fe "$S" -e A=1 -e B=2 execve "$S" show 2>&1 | sed 1d |
 		sed 's#^\(FAKEENV_SOCKET\|FAKEROOTKEY\)=/.*/sock$#\1=SOCK#
-		     s#^FAKEENV_SUPERVISOR=@fakeenv-sup-[0-9]*-[0-9a-f]*$#FAKEENV_SUPERVISOR=SUP#')
+		     s#^FAKEENV_SUPERVISOR=@fakeenv-sup-[0-9]*-[0-9a-f]*$#FAKEENV_SUPERVISOR=SUP#
+		     s#^FAKEENV_LAUNCHER=/.*/fakeenv$#FAKEENV_LAUNCHER=FE#')
 	check_eq "a tiny env is kept in order and completed" "$out" "A=1
 B=2
 LD_PRELOAD=$LIB
@@ -65,6 +66,7 @@ FAKEENV_SOCKET=SOCK
 FAKEENV_LIB=$LIB
 FAKEENV_SECCOMP=auto
 FAKEENV_SUPERVISOR=SUP
+FAKEENV_LAUNCHER=FE
 FAKEROOTKEY=SOCK
 FAKEENV_UIDS=0:0:0:0
 FAKEENV_GIDS=0:0:0:0
