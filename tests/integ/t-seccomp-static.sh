@@ -28,68 +28,71 @@ must "files for the access family" as_user sh -c '
 	touch a0 ax && chmod 000 a0 && chmod 010 ax && mkdir d0 && chmod 000 d0'
 
 # steps DIR TAG: every entry point once, through the helpers in DIR, on
-# files named TAG-*; each line "KEY RESULT", where RESULT never names a
+# files named TAG-*; each line "KEY: RESULT", where RESULT never names a
 # file, so that the two builds' lines compare as they are.
 steps='P=$1 x=$2
 	umask 022
 	for c in chown lchown fchown fchownat fchownat-nofollow fchownat-empty; do
-		touch $x-o-$c; echo "own $c $($P/own $c $x-o-$c 12 34) $($P/st stat $x-o-$c)"
+		touch $x-o-$c; echo "own $c: $($P/own $c $x-o-$c 12 34) $($P/st stat $x-o-$c)"
 	done
 	ln -s $x-o-chown $x-l
-	echo "own lchown-link $($P/own lchown $x-l 7 8) $($P/st lstat $x-l) $($P/st stat $x-l)"
+	echo "own lchown-link: $($P/own lchown $x-l 7 8) $($P/st lstat $x-l) $($P/st stat $x-l)"
 	ln -s $x-o-chown $x-l2
-	echo "own nofollow-link $($P/own fchownat-nofollow $x-l2 7 8) $($P/st lstat $x-l2)"
+	echo "own nofollow-link: $($P/own fchownat-nofollow $x-l2 7 8) $($P/st lstat $x-l2)"
 	touch $x-k; chown 5:6 $x-k
-	echo "own keep-uid $($P/own chown $x-k -1 9) $($P/st stat $x-k)"
+	echo "own keep-uid: $($P/own chown $x-k -1 9) $($P/st stat $x-k)"
 	touch $x-s; chmod 4755 $x-s
-	echo "own clear-suid $($P/own chown $x-s 1 1) $($P/st stat $x-s)"
-	echo "own missing $($P/own chown $x-nope 1 1)"
+	echo "own clear-suid: $($P/own chown $x-s 1 1) $($P/st stat $x-s)"
+	echo "own missing: $($P/own chown $x-nope 1 1)"
 	for c in chmod fchmod fchmodat fchmodat-nofollow; do
-		touch $x-m-$c; echo "mode $c $($P/mode $c $x-m-$c 4751) $($P/st stat $x-m-$c)"
+		touch $x-m-$c; echo "mode $c: $($P/mode $c $x-m-$c 4751) $($P/st stat $x-m-$c)"
 	done
-	echo "mode missing $($P/mode chmod $x-nope 755)"
+	echo "mode missing: $($P/mode chmod $x-nope 755)"
 	for c in mknod mknodat xmknod xmknodat; do
-		echo "node $c c $($P/node $c $x-c-$c c 620 4 64) $($P/st stat $x-c-$c)"
-		echo "node $c b $($P/node $c $x-b-$c b 660 8 1) $($P/st lstat $x-b-$c)"
-		echo "node $c p $($P/node $c $x-p-$c p 640 0 0) $($P/st stat $x-p-$c)"
+		echo "node $c c: $($P/node $c $x-c-$c c 620 4 64) $($P/st stat $x-c-$c)"
+		echo "node $c b: $($P/node $c $x-b-$c b 660 8 1) $($P/st lstat $x-b-$c)"
+		echo "node $c p: $($P/node $c $x-p-$c p 640 0 0) $($P/st stat $x-p-$c)"
 	done
-	echo "node mkfifo $($P/node mkfifo $x-fifo 600) $($P/st stat $x-fifo)"
-	echo "node exists $($P/node mknod $x-c-mknod c 600 1 3)"
+	echo "node mkfifo: $($P/node mkfifo $x-fifo 600) $($P/st stat $x-fifo)"
+	echo "node exists: $($P/node mknod $x-c-mknod c 600 1 3)"
 	for c in $calls; do
-		echo "st $c f $($P/st $c f)"; echo "st $c d $($P/st $c d)"
-		echo "st $c b $($P/st $c b)"
+		echo "st $c f: $($P/st $c f)"; echo "st $c d: $($P/st $c d)"
+		echo "st $c b: $($P/st $c b)"
 	done
-	for c in lstat fstatat-nofollow statx-nofollow; do echo "st $c l $($P/st $c l)"; done
+	for c in lstat fstatat-nofollow statx-nofollow; do echo "st $c l: $($P/st $c l)"; done
 	touch $x-e; ln -s $x-e $x-el
-	for c in set lset fset sys-set; do echo "xat $c $($P/xat $c $x-e security.$c v-$c)"; done
-	for c in get lget fget sys-get; do echo "xat $c $($P/xat $c $x-e security.set)"; done
-	echo "xat lset-link $($P/xat lset $x-el trusted.l on-link) $($P/xat lget $x-el trusted.l)"
-	for c in list llist flist sys-list; do echo "xat $c $($P/xat $c $x-e)"; done
-	echo "xat size $($P/xat list $x-e 0)"
-	echo "xat erange $($P/xat get $x-e security.set 2)"
-	echo "xat create-exists $($P/xat set $x-e security.set x create)"
-	for c in rm lrm frm sys-rm; do echo "xat $c $($P/xat $c $x-e security.$c)"; done
-	echo "xat after-rm $($P/xat list $x-e)"
-	echo "xat caps $($P/xat caps)"
-	echo "xat capset-drop $($P/xat capset-drop)"
-	echo "xat capset-raise $($P/xat capset-raise)"
+	for c in set lset fset sys-set; do echo "xat $c: $($P/xat $c $x-e security.$c v-$c)"; done
+	for c in get lget fget sys-get; do echo "xat $c: $($P/xat $c $x-e security.set)"; done
+	echo "xat lset-link: $($P/xat lset $x-el trusted.l on-link) $($P/xat lget $x-el trusted.l)"
+	for c in list llist flist sys-list; do echo "xat $c: $($P/xat $c $x-e)"; done
+	echo "xat size: $($P/xat list $x-e 0)"
+	echo "xat erange: $($P/xat get $x-e security.set 2)"
+	echo "xat create-exists: $($P/xat set $x-e security.set x create)"
+	for c in rm:set lrm:lset frm:fset sys-rm:sys-set; do
+		echo "xat ${c%:*}: $($P/xat ${c%:*} $x-e security.${c#*:})"
+	done
+	echo "xat rm-missing: $($P/xat rm $x-e security.set)"
+	echo "xat after-rm: $($P/xat list $x-e)"
+	echo "xat caps: $($P/xat caps)"
+	echo "xat capset-drop: $($P/xat capset-drop)"
+	echo "xat capset-raise: $($P/xat capset-raise)"
 	for c in access faccessat faccessat-eaccess euidaccess eaccess; do
-		for w in r w rw x; do echo "acc $c a0 $w $($P/acc $c a0 $w)"; done
-		echo "acc $c ax x $($P/acc $c ax x)"
-		echo "acc $c d0 rwx $($P/acc $c d0 rwx)"
-		echo "acc $c missing f $($P/acc $c $x-nope f)"
+		for w in r w rw x; do echo "acc $c a0 $w: $($P/acc $c a0 $w)"; done
+		echo "acc $c ax x: $($P/acc $c ax x)"
+		echo "acc $c d0 rwx: $($P/acc $c d0 rwx)"
+		echo "acc $c missing f: $($P/acc $c $x-nope f)"
 	done
 	C=$P/creds
-	echo "creds show $($C show)"
-	echo "creds setuid $($C setuid 1000 show setuid 0 show | tr "\n" "|")"
-	echo "creds seteuid $($C seteuid 1000 show seteuid 0 show | tr "\n" "|")"
-	echo "creds setresuid $($C setresuid 1 2 3 show setresuid 0 0 0 setresuid 3 1 2 show | tr "\n" "|")"
-	echo "creds setreuid $($C setreuid 5 6 show | tr "\n" "|")"
-	echo "creds gids $($C setgid 7 setegid 8 setregid 9 10 setresgid 1 2 3 show | tr "\n" "|")"
-	echo "creds groups $($C setgroups 4,5,6 show setgroups - show | tr "\n" "|")"
-	echo "creds fsids $($C setfsuid 11 setfsuid 12 setfsgid 13 setfsgid 14 | tr "\n" "|")"
-	echo "creds exec $($C setuid 1000 exec show setuid 0 | tr "\n" "|")"
-	echo "creds run $($C setgid 44 setuid 33 run sh -c "id -u; id -g; id -G" | tr "\n" "|")"
+	echo "creds show: $($C show)"
+	echo "creds setuid: $($C setuid 1000 show setuid 0 show | tr "\n" "|")"
+	echo "creds seteuid: $($C seteuid 1000 show seteuid 0 show | tr "\n" "|")"
+	echo "creds setresuid: $($C setresuid 1 2 3 show setresuid 0 0 0 setresuid 3 1 2 show | tr "\n" "|")"
+	echo "creds setreuid: $($C setreuid 5 6 show | tr "\n" "|")"
+	echo "creds gids: $($C setgid 7 setegid 8 setregid 9 10 setresgid 1 2 3 show | tr "\n" "|")"
+	echo "creds groups: $($C setgroups 4,5,6 show setgroups - show | tr "\n" "|")"
+	echo "creds fsids: $($C setfsuid 11 setfsuid 12 setfsgid 13 setfsgid 14 | tr "\n" "|")"
+	echo "creds exec: $($C setuid 1000 exec show setuid 0 | tr "\n" "|")"
+	echo "creds run: $($C setgid 44 setuid 33 run sh -c "id -u; id -g; id -G" | tr "\n" "|")"
 '
 export steps
 
@@ -104,8 +107,8 @@ session
 check_eq "the session (coreutils' chown, chmod, mknod) exits 0" "$?" 0
 dyn=$(cat dyn.out 2>/dev/null)
 sta=$(cat sta.out 2>/dev/null)
-d() { pick "$1" <<<"$dyn"; }
-s() { pick "$1" <<<"$sta"; }
+d() { pick "$1:" <<<"$dyn"; }
+s() { pick "$1:" <<<"$sta"; }
 
 # A few answers the dynamic build gives (the shim's own tests hold them
 # all): equal but wrong on both sides must not pass.
@@ -118,10 +121,7 @@ check_eq "dynamic: the ids are root's" "$(d "creds show")" \
 n=0
 while IFS= read -r line; do
 	[ -n "$line" ] || continue
-	key=$(cut -d' ' -f1-3 <<<"$line")
-	case $key in own*|mode*|node*|xat*|creds*) key=$(cut -d' ' -f1-2 <<<"$line") ;; esac
-	case $line in "node "[a-z]*" "[cbp]" "*) key=$(cut -d' ' -f1-3 <<<"$line") ;; esac
-	case $line in "acc "*) key=$(cut -d' ' -f1-4 <<<"$line") ;; esac
+	key=${line%%: *}
 	check_eq "static = dynamic: $key" "$(s "$key")" "$(d "$key")"
 	n=$((n + 1))
 done <<<"$dyn"
