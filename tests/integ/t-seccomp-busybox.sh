@@ -3,7 +3,8 @@
 # preload never reaches, faked below libc.  Its id, chown, chmod 4755,
 # mknod, stat, ls -ln, tar cf and cp -a must give what coreutils gives in
 # the same session; its children (busybox sh running coreutils' stat, a
-# dynamic program under the static one's inherited filter) too.  With
+# dynamic program under the static one's inherited filter) too, and in a
+# nested session, also when busybox sh starts it.  With
 # FAKEENV_SECCOMP=never it escapes as before: real ids, EPERM.
 . "$(dirname "$0")/lib.sh"
 
@@ -56,6 +57,10 @@ out=$(fe sh -c '
 	echo "child $($BB sh -c "/usr/bin/stat -c %u:%g f; /usr/bin/id -u" | tr "\n" " ")"
 	echo "grandchild $($BB sh -c "/bin/sh -c \"$BB stat -c %u:%g dir/y\"")"
 	echo "bb-chown-child $($BB sh -c "$BB chown 21:22 f; /usr/bin/stat -c %u:%g f")"
+	touch n; chown 5:6 n
+	echo "nested $($FE -- $BB stat -c %u:%g n)"
+	echo "nested-from-static $( ($BB sh -c "$FE -- $BB stat -c %u:%g n; $FE -- $BB chown 6:7 n"
+		stat -c %u:%g n) | tr "\n" " ")"
 ' 2>&1)
 check_eq "the session exits 0" "$?" 0
 get() { pick "$1" <<<"$out"; }
@@ -98,6 +103,9 @@ check_eq "busybox sh's dynamic children (coreutils stat, id) are faked" \
 	"$(get child)" "7:8 0 "
 check_eq "static, then dynamic, then static again: busybox stat" "$(get grandchild)" "11:12"
 check_eq "a chown by busybox under busybox sh, seen by coreutils" "$(get bb-chown-child)" "21:22"
+check_eq "nested session: busybox in the inner one sees the outer's chown" "$(get nested)" "5:6"
+check_eq "nested session launched by busybox sh: busybox stat, then chown seen outside it" \
+	"$(get nested-from-static)" "5:6 6:7 "
 
 # Outside: nothing real.
 check_eq "outside: f is the test user's, not set-uid" "$(stat -c '%u:%g %a' f)" "$TUID:$TGID 755"
