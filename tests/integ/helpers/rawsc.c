@@ -15,19 +15,8 @@
 #include <sys/syscall.h>
 
 #if defined(__x86_64__)
-static long raw4(long nr, long a, long b, long c, long d)
-{
-	register long r10 __asm__("r10") = d;
-	long ret;
-
-	__asm__ volatile("syscall"
-			 : "=a"(ret)
-			 : "a"(nr), "D"(a), "S"(b), "d"(c), "r"(r10)
-			 : "rcx", "r11", "memory");
-	return ret;
-}
-
-static long raw5(long nr, long a, long b, long c, long d, long e)
+/* One syscall instruction; unused arguments are passed as 0. */
+static long raw(long nr, long a, long b, long c, long d, long e)
 {
 	register long r10 __asm__("r10") = d;
 	register long r8 __asm__("r8") = e;
@@ -46,13 +35,14 @@ int main(int argc, char **argv)
 	long r;
 
 	if (argc == 2 && !strcmp(argv[1], "ids")) {
-		printf("%ld %ld %ld %ld\n", raw4(SYS_getuid, 0, 0, 0, 0),
-		       raw4(SYS_geteuid, 0, 0, 0, 0), raw4(SYS_getgid, 0, 0, 0, 0),
-		       raw4(SYS_getegid, 0, 0, 0, 0));
+		printf("%ld %ld %ld %ld\n", raw(SYS_getuid, 0, 0, 0, 0, 0),
+		       raw(SYS_geteuid, 0, 0, 0, 0, 0),
+		       raw(SYS_getgid, 0, 0, 0, 0, 0),
+		       raw(SYS_getegid, 0, 0, 0, 0, 0));
 		return 0;
 	}
 	if (argc == 5 && !strcmp(argv[1], "fchownat")) {
-		r = raw5(SYS_fchownat, AT_FDCWD, (long)argv[2], num(argv[3]),
+		r = raw(SYS_fchownat, AT_FDCWD, (long)argv[2], num(argv[3]),
 			 num(argv[4]), 0);
 		if (r < 0)
 			return err_out((int)-r);
@@ -61,7 +51,8 @@ int main(int argc, char **argv)
 	}
 	if (argc == 3 && !strcmp(argv[1], "newfstatat")) {
 		memset(&st, 0, sizeof(st));
-		r = raw4(SYS_newfstatat, AT_FDCWD, (long)argv[2], (long)&st, 0);
+		r = raw(SYS_newfstatat, AT_FDCWD, (long)argv[2], (long)&st, 0,
+			0);
 		if (r < 0)
 			return err_out((int)-r);
 		print_meta(st.st_uid, st.st_gid, st.st_mode, st.st_rdev);
