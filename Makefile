@@ -51,7 +51,7 @@ DAEMON   := $(BUILD)/fakeenvd
 LAUNCHER := $(BUILD)/fakeenv
 UNITS    := $(patsubst tests/unit/%.c,$(BUILD)/tests/unit/%,$(UNIT_SRC))
 HELPERS  := $(patsubst tests/integ/helpers/%.c,$(BUILD)/tests/helpers/%,$(HELPER_SRC))
-STATIC_HELPERS := $(patsubst %,$(BUILD)/tests/static/%,own st node mode xat acc creds sigloop)
+STATIC_HELPERS := $(patsubst %,$(BUILD)/tests/static/%,own st node mode xat acc creds mk rmv sigloop)
 BENCHES  := $(patsubst bench/%.c,$(BUILD)/bench/%,$(BENCH_SRC)) \
 	    $(BUILD)/bench/empty.so
 

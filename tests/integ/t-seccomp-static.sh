@@ -3,13 +3,14 @@
 # linked -static ($BUILD/tests/static) make each call of the chown,
 # chmod, mknod, stat, xattr, access and credential families in the same
 # session as their dynamic builds, on files of their own, and must print
-# the same.  With FAKEENV_SECCOMP=never the static ones escape, as before
+# the same; so do the calls that keep records right (creation with fake
+# fs ids, links, the rename family, removal).  With FAKEENV_SECCOMP=never the static ones escape, as before
 # the filter: the comparison can fail.  Also the --seccomp option itself:
 # its values, a bad one, and that it wins over FAKEENV_SECCOMP.
 . "$(dirname "$0")/lib.sh"
 
 S=$BUILD/tests/static
-for _p in own st node mode xat acc creds; do
+for _p in own st node mode xat acc creds mk rmv; do
 	[ -x "$S/$_p" ] || bail "$S/$_p is not built (make)"
 done
 export S
@@ -81,6 +82,31 @@ steps='P=$1 x=$2
 		echo "acc $c ax x: $($P/acc $c ax x)"
 		echo "acc $c d0 rwx: $($P/acc $c d0 rwx)"
 		echo "acc $c missing f: $($P/acc $c $x-nope f)"
+	done
+	for c in open openat open-excl creat mkdir mkdirat; do
+		echo "mk fs $c: $($P/mk -f 1234:55 $c $x-fs-$c) $($P/st stat $x-fs-$c)"
+		echo "mk eu $c: $($P/mk -e 1234:55 $c $x-eu-$c) $($P/st stat $x-eu-$c)"
+	done
+	for c in symlink symlinkat; do
+		echo "mk fs $c: $($P/mk -f 1234:55 $c target $x-sl-$c) $($P/st lstat $x-sl-$c)"
+	done
+	touch $x-old && chown 5:6 $x-old && chmod 640 $x-old
+	echo "mk existing: $($P/mk -f 1234:55 open $x-old) $($P/st stat $x-old)"
+	for c in link linkat; do
+		echo "mk $c: $($P/mk $c $x-old $x-ln-$c) $($P/st stat $x-ln-$c)"
+	done
+	for c in rename renameat renameat2 renameat2-noreplace; do
+		touch $x-r-$c && chown 5:6 $x-r-$c && chmod 751 $x-r-$c
+		echo "rmv $c: $($P/rmv $c $x-r-$c $x-rr-$c) $($P/st stat $x-rr-$c)"
+	done
+	touch $x-e1 && mkdir $x-e2 && chown 9:10 $x-e1 && chown 11:12 $x-e2
+	echo "rmv exchange: $($P/rmv renameat2-exchange $x-e1 $x-e2) $($P/st stat $x-e1) $($P/st stat $x-e2)"
+	for c in unlink unlinkat remove; do
+		touch $x-u-$c && chown 3:3 $x-u-$c
+		echo "rmv $c: $($P/rmv $c $x-u-$c) $($P/st stat $x-u-$c)"
+	done
+	for c in rmdir unlinkat-dir; do
+		mkdir $x-d-$c; echo "rmv $c: $($P/rmv $c $x-d-$c) $($P/st stat $x-d-$c)"
 	done
 	C=$P/creds
 	echo "creds show: $($C show)"
