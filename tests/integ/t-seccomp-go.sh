@@ -17,12 +17,13 @@ if ! command -v go >/dev/null; then
 fi
 GO=$T/go
 must "a dir for the Go builds" as_user mkdir -p "$GO/cache" "$GO/path" "$GO/home"
-# A build as the test user, in dirs it owns (a lone file needs no go.mod),
+# A build as the test user, in dirs it owns (a lone file needs no go.mod;
+# nothing is fetched: stdlib only, GOPROXY=off),
 # without the sanitizer flavour's runtime preloaded into the toolchain.
 gobuild_as() {
 	local out=$1; shift
 	as_user env -u LD_PRELOAD GOCACHE="$GO/cache" GOPATH="$GO/path" HOME="$GO/home" \
-		GOFLAGS= "$@" go build -o "$GO/$out" "$src" 2>&1
+		GOFLAGS= GOPROXY=off GOTOOLCHAIN=local "$@" go build -o "$GO/$out" "$src" 2>&1
 }
 must "go build with CGO_ENABLED=0" gobuild_as gofake-nocgo CGO_ENABLED=0
 builds=gofake-nocgo
