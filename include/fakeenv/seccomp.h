@@ -16,6 +16,11 @@
 
 #include "fakeenv/env.h"
 
+/* Linux 6.6; one number on every architecture but alpha. */
+#if !defined(SYS_fchmodat2) && (defined(__x86_64__) || defined(__aarch64__))
+#define SYS_fchmodat2 452
+#endif
+
 /*
  * What each argument of a trapped call is, for the supervisor to bring it
  * over from the target: a value, a NUL-terminated string in (a path, an
@@ -45,13 +50,21 @@ enum fe_sec_arg {
  * too, so that its records stay right; they are done by the supervisor
  * as the target would, umask included. */
 #define FE_SEC_UMASK 0x1u
+/* The result is an fd of the supervisor's, to install in the target
+ * (SECCOMP_IOCTL_NOTIF_ADDFD). */
+#define FE_SEC_FD 0x2u
+/* Trapped only when argument 1 (FE_SEC_CREAT1) or 2 (FE_SEC_CREAT2) has
+ * O_CREAT: the filter looks, so that every other open stays the
+ * kernel's. */
+#define FE_SEC_CREAT1 0x4u
+#define FE_SEC_CREAT2 0x8u
 
 /*
  * X(number, flags, kind0, ..., kind5, size argument): every call the filter
- * traps.  A number the architecture lacks is left out.  The open family
- * and link are never trapped: the kernel creates the file as it would
- * (an fd cannot be answered without SECCOMP_IOCTL_NOTIF_ADDFD, and a new
- * inode's stale record is told apart by its birth time).
+ * traps.  A number the architecture lacks is left out.  open and openat
+ * only with O_CREAT; openat2 (whose flags the filter cannot read) and
+ * link are never trapped: the kernel makes the file as it would, and a
+ * new inode's stale record is told apart by its birth time.
  */
 #define FE_SEC_CALLS_COMMON(X)                                                                  \
 	X(SYS_getuid, 0, SA_NONE, SA_NONE, SA_NONE, SA_NONE, SA_NONE, SA_NONE, 0)               \
@@ -96,7 +109,8 @@ enum fe_sec_arg {
 	X(SYS_mkdirat, FE_SEC_UMASK, SA_DIRFD, SA_STR, SA_VAL, SA_NONE, SA_NONE, SA_NONE, 0)    \
 	X(SYS_symlinkat, 0, SA_STR, SA_DIRFD, SA_STR, SA_NONE, SA_NONE, SA_NONE, 0)             \
 	X(SYS_unlinkat, 0, SA_DIRFD, SA_STR, SA_VAL, SA_NONE, SA_NONE, SA_NONE, 0)              \
-	X(SYS_renameat2, 0, SA_DIRFD, SA_STR, SA_DIRFD, SA_STR, SA_VAL, SA_NONE, 0)
+	X(SYS_renameat2, 0, SA_DIRFD, SA_STR, SA_DIRFD, SA_STR, SA_VAL, SA_NONE, 0)                 \
+	X(SYS_openat, FE_SEC_UMASK | FE_SEC_FD | FE_SEC_CREAT2, SA_DIRFD, SA_STR, SA_VAL, SA_VAL, SA_NONE, SA_NONE, 0)
 
 /* Numbers only some architectures have (x86_64 has them all). */
 #ifdef SYS_chown
@@ -137,7 +151,9 @@ enum fe_sec_arg {
 	X(SYS_rmdir, 0, SA_STR, SA_NONE, SA_NONE, SA_NONE, SA_NONE, SA_NONE, 0)                 \
 	X(SYS_symlink, 0, SA_STR, SA_STR, SA_NONE, SA_NONE, SA_NONE, SA_NONE, 0)                \
 	X(SYS_unlink, 0, SA_STR, SA_NONE, SA_NONE, SA_NONE, SA_NONE, SA_NONE, 0)                \
-	X(SYS_rename, 0, SA_STR, SA_STR, SA_NONE, SA_NONE, SA_NONE, SA_NONE, 0)                 \
+	X(SYS_rename, 0, SA_STR, SA_STR, SA_NONE, SA_NONE, SA_NONE, SA_NONE, 0)                   \
+	X(SYS_open, FE_SEC_UMASK | FE_SEC_FD | FE_SEC_CREAT1, SA_STR, SA_VAL, SA_VAL, SA_NONE, SA_NONE, SA_NONE, 0) \
+	X(SYS_creat, FE_SEC_UMASK | FE_SEC_FD, SA_STR, SA_VAL, SA_NONE, SA_NONE, SA_NONE, SA_NONE, 0)                 \
 	X(SYS_renameat, 0, SA_DIRFD, SA_STR, SA_DIRFD, SA_STR, SA_NONE, SA_NONE, 0)
 #else
 #define FE_SEC_X_mkdir(X)
@@ -158,9 +174,6 @@ enum fe_sec_arg {
 	FE_SEC_X_chmod(X) FE_SEC_X_mknod(X) FE_SEC_X_stat(X)       \
 	FE_SEC_X_access(X) FE_SEC_X_mkdir(X) FE_SEC_X_fchmodat2(X) \
 	FE_SEC_X_faccessat2(X)
-
-/* The numbers of fchmodat2 and faccessat2 where old headers lack them
- * are not guessed: such a build traps neither. */
 
 /*
  * A number no kernel gives a call: the filter answers it with

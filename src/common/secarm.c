@@ -238,55 +238,83 @@ unsigned fe_sec_addr(const char *sock, struct sockaddr_un *sa)
 }
 
 #ifdef FE_SEC_ARCH
-/* Every trapped number, for the filter. */
-static const unsigned trapped[] = {
-#define FE_SEC_NR(nr, flags, a0, a1, a2, a3, a4, a5, size) nr,
+/* Every trapped number, for the filter, with the argument whose O_CREAT
+ * decides (-1: none: always trapped). */
+static const struct {
+	unsigned nr;
+	int creat_arg;
+} trapped[] = {
+#define FE_SEC_NR(nr, flags, a0, a1, a2, a3, a4, a5, size)            \
+	{ nr, ((flags) & FE_SEC_CREAT1) ? 1 : ((flags) & FE_SEC_CREAT2) ? 2 \
+								      : -1 },
 	FE_SEC_CALLS(FE_SEC_NR)
 #undef FE_SEC_NR
 };
 #define NTRAP (sizeof(trapped) / sizeof(trapped[0]))
-_Static_assert(NTRAP < 250, "a jump past 255 instructions");
+/* A conditional row's block: load the argument, test, two returns. */
+#define BLOCK 4
+/* The longest jump is past the rest of the chain, the returns and the
+ * blocks: under 255 with up to 8 conditional rows (3 today). */
+_Static_assert(NTRAP + 2 + 8 * BLOCK < 255, "a jump past 255 instructions");
+
+#define STMT(code, k) ((struct sock_filter)BPF_STMT(code, k))
+#define JUMP(code, k, jt, jf) ((struct sock_filter)BPF_JUMP(code, k, jt, jf))
 
 /*
  * The program: another ABI's call (x32, a 32-bit one) and every number
  * not listed go to the kernel; the probe number gets its errno; a listed
- * one goes to the supervisor.
+ * one goes to the supervisor, an open only with O_CREAT.  Jumps go
+ * forward only: each conditional row has its block after the two
+ * returns.  Returns the instructions written.
  */
-static void build(struct sock_filter *f)
+static size_t build(struct sock_filter *f)
 {
-	size_t k = 0;
+	size_t k = 0, ret_allow, block;
 
-	f[k++] = (struct sock_filter)BPF_STMT(
-		BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch));
-	f[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
-					      FE_SEC_ARCH, 1, 0);
-	f[k++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K,
-					      SECCOMP_RET_ALLOW);
-	f[k++] = (struct sock_filter)BPF_STMT(
-		BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr));
-	f[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
-					      FE_SEC_PROBE_NR, 0, 1);
-	f[k++] = (struct sock_filter)BPF_STMT(
-		BPF_RET | BPF_K, SECCOMP_RET_ERRNO | FE_SEC_PROBE_ERRNO);
-	for (size_t i = 0; i < NTRAP; i++)
-		f[k++] = (struct sock_filter)BPF_JUMP(
-			BPF_JMP | BPF_JEQ | BPF_K, trapped[i],
-			(unsigned char)(NTRAP - i), 0);
-	f[k++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K,
-					      SECCOMP_RET_ALLOW);
-	f[k++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K,
-					      SECCOMP_RET_USER_NOTIF);
+	f[k++] = STMT(BPF_LD | BPF_W | BPF_ABS,
+		      offsetof(struct seccomp_data, arch));
+	f[k++] = JUMP(BPF_JMP | BPF_JEQ | BPF_K, FE_SEC_ARCH, 1, 0);
+	f[k++] = STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
+	f[k++] = STMT(BPF_LD | BPF_W | BPF_ABS,
+		      offsetof(struct seccomp_data, nr));
+	f[k++] = JUMP(BPF_JMP | BPF_JEQ | BPF_K, FE_SEC_PROBE_NR, 0, 1);
+	f[k++] = STMT(BPF_RET | BPF_K,
+		      SECCOMP_RET_ERRNO | FE_SEC_PROBE_ERRNO);
+	ret_allow = k + NTRAP;
+	block = ret_allow + 2;
+	for (size_t i = 0; i < NTRAP; i++, k++) {
+		size_t to = trapped[i].creat_arg < 0 ? ret_allow + 1 : block;
+
+		f[k] = JUMP(BPF_JMP | BPF_JEQ | BPF_K, trapped[i].nr,
+			    (unsigned char)(to - k - 1), 0);
+		if (trapped[i].creat_arg >= 0)
+			block += BLOCK;
+	}
+	f[k++] = STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
+	f[k++] = STMT(BPF_RET | BPF_K, SECCOMP_RET_USER_NOTIF);
+	for (size_t i = 0; i < NTRAP; i++) {
+		if (trapped[i].creat_arg < 0)
+			continue;
+		/* The low 32 bits, where the flags are (little-endian). */
+		f[k++] = STMT(BPF_LD | BPF_W | BPF_ABS,
+			      offsetof(struct seccomp_data,
+				       args[trapped[i].creat_arg]));
+		f[k++] = JUMP(BPF_JMP | BPF_JSET | BPF_K, O_CREAT, 0, 1);
+		f[k++] = STMT(BPF_RET | BPF_K, SECCOMP_RET_USER_NOTIF);
+		f[k++] = STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
+	}
+	return k;
 }
-#define NPROG (NTRAP + 8)
+#define NPROG (NTRAP * (1 + BLOCK) + 8)
 
 /* The filter, with its listener: the fd or -errno. */
 static long install(fe_sys_fn *sys)
 {
 	struct sock_filter f[NPROG];
-	struct sock_fprog prog = { .len = (unsigned short)NPROG, .filter = f };
+	struct sock_fprog prog = { .filter = f };
 	long lfd;
 
-	build(f);
+	prog.len = (unsigned short)build(f);
 	if (SYS5(SYS_prctl, PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
 		return -errno;
 	/* Killable only once received: a signal before that interrupts

@@ -42,10 +42,8 @@
 #if (defined(__x86_64__) && defined(__LP64__)) || defined(__aarch64__)
 #define FE_KSTAT_IS_STAT 1
 #endif
-/* Linux 6.6; one number on every architecture but alpha. */
-#if !defined(SYS_fchmodat2) && (defined(__x86_64__) || defined(__aarch64__))
-#define SYS_fchmodat2 452
-#endif
+/* SYS_fchmodat2 where the headers are older than the kernel. */
+#include "fakeenv/seccomp.h"
 
 #define WRAP(ret, name, params)                 \
 	typedef ret fe_##name##_fn params;      \

@@ -329,6 +329,33 @@ static size_t size_arg(const struct call *c, const struct seccomp_notif *n)
 	return (size_t)n->data.args[c->row->size];
 }
 
+/* The target's "/proc/self" and "/proc/thread-self" are not ours: name
+ * its own (glibc's fchmodat with AT_SYMLINK_NOFOLLOW chmods
+ * /proc/self/fd/N). */
+static int proc_self(const struct call *c, char *s, size_t size)
+{
+	static const char self[] = "/proc/self", thr[] = "/proc/thread-self";
+	char tail[4096];
+	size_t n;
+
+	if (!strncmp(s, self, sizeof(self) - 1) &&
+	    (s[sizeof(self) - 1] == '/' || !s[sizeof(self) - 1]))
+		n = sizeof(self) - 1;
+	else if (!strncmp(s, thr, sizeof(thr) - 1) &&
+		 (s[sizeof(thr) - 1] == '/' || !s[sizeof(thr) - 1]))
+		n = sizeof(thr) - 1;
+	else
+		return 0;
+	snprintf(tail, sizeof(tail), "%s", s + n);
+	if (n == sizeof(self) - 1)
+		n = (size_t)snprintf(s, size, "/proc/%d%s", (int)c->p->tgid,
+				     tail);
+	else
+		n = (size_t)snprintf(s, size, "/proc/%d/task/%d%s",
+				     (int)c->p->tgid, (int)c->tid, tail);
+	return n < size ? 0 : -ENAMETOOLONG;
+}
+
 /* Bytes of capget/capset's data for the header in arg 0 (read first):
  * one struct for version 1, two for the later ones. */
 static size_t capd_len(const struct call *c)
@@ -346,6 +373,7 @@ static int arg_in(struct call *c, const struct seccomp_notif *n, int i)
 	size_t sz = size_arg(c, n);
 	long fd;
 	void *b;
+	int e;
 
 	switch (c->row->kind[i]) {
 	case SA_NONE:
@@ -353,10 +381,11 @@ static int arg_in(struct call *c, const struct seccomp_notif *n, int i)
 		c->a[i] = (long)v;
 		return 0;
 	case SA_STR:
-		if (!(b = buf_for(c, i, 4096)))
+		if (!(b = buf_for(c, i, 4096 + 64)))
 			return -ENOMEM;
 		c->a[i] = (long)b;
-		return read_str(c->tid, b, v, 4096);
+		e = read_str(c->tid, b, v, 4096);
+		return e ? e : proc_self(c, b, 4096 + 64);
 	case SA_DIRFD:
 		if ((int)v == AT_FDCWD) {
 			c->a[i] = AT_FDCWD; /* made the cwd's fd below */
@@ -471,6 +500,17 @@ static void to_at(struct call *c)
 		set_at(c, SYS_faccessat, AT_FDCWD, a[0], a[1], 0, 0);
 		break;
 #endif
+#ifdef SYS_open
+	case SYS_open:
+		set_at(c, SYS_openat, AT_FDCWD, a[0], a[1], a[2], 0);
+		break;
+#endif
+#ifdef SYS_creat
+	case SYS_creat:
+		set_at(c, SYS_openat, AT_FDCWD, a[0],
+		       O_CREAT | O_WRONLY | O_TRUNC, a[1], 0);
+		break;
+#endif
 #ifdef SYS_mkdir
 	case SYS_mkdir:
 		set_at(c, SYS_mkdirat, AT_FDCWD, a[0], a[1], 0, 0);
@@ -553,13 +593,57 @@ static int with_cwd(struct call *c)
 	return 0;
 }
 
-/* mkdir and mknod as the target's umask makes them (ours is 0). */
+/* mkdir, mknod and open as the target's umask makes them (ours is 0). */
 static void apply_umask(struct call *c)
 {
+	int i = c->nr == SYS_openat ? 3 : 2;
 	unsigned um = 022;
 
 	read_status(c->tid, NULL, NULL, &um);
-	c->a[2] = (c->a[2] & S_IFMT) | (c->a[2] & 07777 & ~(long)um);
+	c->a[i] = (c->a[i] & S_IFMT) | (c->a[i] & 07777 & ~(long)um);
+}
+
+/*
+ * An open with O_CREAT is ours to make only when it makes a regular file
+ * or opens one: the open of a FIFO, a device or a socket would block or
+ * act in the supervisor, and it makes no file, so it goes to the kernel
+ * (true).  The launcher never takes a terminal of the target's.
+ */
+static bool open_not_ours(struct call *c)
+{
+	struct stat st;
+
+	c->a[2] |= O_NOCTTY;
+	return sys(SYS_newfstatat, c->a[0], c->a[1], (long)&st, 0, 0) == 0 &&
+	       !S_ISREG(st.st_mode);
+}
+
+/* Give the target our fd, as the call's answer: the kernel sends it. */
+static bool send_fd(int lfd, const struct seccomp_notif *n, long fd,
+		    long flags, struct seccomp_notif_resp *r)
+{
+	struct seccomp_notif_addfd add = {
+		.id = n->id,
+		.flags = SECCOMP_ADDFD_FLAG_SEND,
+		.srcfd = (uint32_t)fd,
+		.newfd_flags = (uint32_t)(flags & O_CLOEXEC),
+	};
+	long got = ioctl(lfd, SECCOMP_IOCTL_NOTIF_ADDFD, &add);
+
+	if (got < 0 && errno == EINVAL) {
+		/* Before Linux 5.14: add, then answer with its number. */
+		add.flags = 0;
+		got = ioctl(lfd, SECCOMP_IOCTL_NOTIF_ADDFD, &add);
+		if (got >= 0) {
+			r->val = got;
+			sys(SYS_close, fd, 0, 0, 0, 0);
+			return true;
+		}
+	}
+	if (got < 0)
+		r->error = -errno;
+	sys(SYS_close, fd, 0, 0, 0, 0);
+	return got < 0;
 }
 
 /* The results into the target's memory: 0 or -EFAULT. */
@@ -608,9 +692,10 @@ static void call_done(struct call *c)
 		sys(SYS_close, c->cwd, 0, 0, 0, 0);
 }
 
-/* The shim's answer to the call, as the target: into *r. */
-static void run_call(struct call *c, const struct seccomp_notif *n,
-		     struct seccomp_notif_resp *r)
+/* The shim's answer to the call, as the target: into *r; false when the
+ * answer went with the fd (send_fd()). */
+static bool run_call(struct call *c, const struct seccomp_notif *n,
+		     struct seccomp_notif_resp *r, int lfd)
 {
 	int e;
 	long ret;
@@ -628,17 +713,20 @@ static void run_call(struct call *c, const struct seccomp_notif *n,
 			  c->lens[0]);
 	if (!done) {
 		r->flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
-		return;
+		return true;
 	}
 	if (ret == -1 && e) {
 		r->error = -e;
-		return;
+		return true;
 	}
+	if (c->row->flags & FE_SEC_FD)
+		return send_fd(lfd, n, ret, c->a[2], r);
 	e = copy_out(c, n, ret);
 	if (e < 0)
 		r->error = e;
 	else
 		r->val = ret;
+	return true;
 }
 
 /* Answer notification n of listener lst into *r; false when the target
@@ -648,7 +736,8 @@ static bool answer(struct sup *sp, int lst, const struct seccomp_notif *n,
 {
 	struct call c = { .nr = n->data.nr, .tid = (pid_t)n->pid, .cwd = -1,
 			  .fds = { -1, -1, -1, -1, -1, -1 } };
-	int e = 0;
+	int lfd = sp->pfd[1 + lst].fd, e = 0;
+	bool send = true;
 
 	c.row = row_of(c.nr);
 	c.p = c.row ? proc_of(sp, lst, c.tid) : NULL;
@@ -664,17 +753,21 @@ static bool answer(struct sup *sp, int lst, const struct seccomp_notif *n,
 	}
 	if (!e && (c.row->flags & FE_SEC_UMASK))
 		apply_umask(&c);
-	if (ioctl(sp->pfd[1 + lst].fd, SECCOMP_IOCTL_NOTIF_ID_VALID, &n->id) <
-	    0) {
+	if (!e && (c.row->flags & FE_SEC_FD) && open_not_ours(&c)) {
+		call_done(&c);
+		r->flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
+		return true;
+	}
+	if (ioctl(lfd, SECCOMP_IOCTL_NOTIF_ID_VALID, &n->id) < 0) {
 		call_done(&c);
 		return false;
 	}
 	if (e)
 		r->error = e;
 	else
-		run_call(&c, n, r);
+		send = run_call(&c, n, r, lfd);
 	call_done(&c);
-	return true;
+	return send;
 }
 
 /* ---- listeners ---- */

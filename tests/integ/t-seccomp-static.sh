@@ -192,9 +192,9 @@ check_match "--seccomp=never wins over FAKEENV_SECCOMP=always" \
 check_eq "FAKEENV_SECCOMP=auto is the default's answer" \
 	"$(as_user env FAKEENV_SECCOMP=auto "$FE" -- "$S/creds" show 2>&1)" "$zero"
 out=$(fe_opt --seccomp=sometimes -- true 2>&1)
-check_eq "--seccomp=sometimes exits 2" "$?" 2
+check_eq "--seccomp=sometimes exits 125" "$?" 125
 check_match "--seccomp=sometimes: the message names the option" "$out" "--seccomp"
 out=$(as_user env FAKEENV_SECCOMP=sometimes "$FE" -- true 2>&1)
-check_eq "FAKEENV_SECCOMP=sometimes exits 2" "$?" 2
+check_eq "FAKEENV_SECCOMP=sometimes exits 125" "$?" 125
 check_match "FAKEENV_SECCOMP=sometimes: the message names it" "$out" "FAKEENV_SECCOMP|--seccomp"
 done_testing
