@@ -111,6 +111,49 @@ check_eq "nested session launched by busybox sh: busybox stat, then chown seen o
 check_eq "outside: f is the test user's, not set-uid" "$(stat -c '%u:%g %a' f)" "$TUID:$TGID 755"
 check_eq "outside: c0 is a plain file" "$(stat -c %F c0)" "regular empty file"
 
+# --- spawned, not exec'd: glibc's posix_spawn child runs no code of ours ----
+rm -rf "$W"/*
+printf 'all:\n\t%s chown 3:4 mk\n\t%s stat -c %%u:%%g mk\n' "$BB" "$BB" >"$W/Makefile"
+out=$(fe sh -c '
+	touch mk
+	echo "spawn $($H/spawn -e PATH=/usr/bin:/bin posix_spawn '"$BB"' id -u)"
+	echo "spawnp $(PATH=/bin:/usr/bin $H/spawn -e PATH=/bin posix_spawnp busybox id -u)"
+	echo "make $(make -s 2>&1)"
+	echo "made $(stat -c %u:%g mk)"
+' 2>&1)
+check_eq "posix_spawn of busybox id -u: faked" "$(get spawn)" 0
+check_eq "posix_spawnp of busybox id -u: faked" "$(get spawnp)" 0
+check_eq "make runs a recipe's busybox without a shell: faked" "$(get make)" "3:4"
+check_eq "... and the chown it made is the session's" "$(get made)" "3:4"
+
+# --- files made by a static program -----------------------------------------
+rm -rf "$W"/*
+out=$(fe sh -c '
+	'"$BB"' sh -c "umask 027; echo x > made; touch t2; mkdir d; mkfifo p"
+	echo "modes $(stat -c %a made t2 d | tr "\n" " ")"
+	'"$BB"' sh -c "(sleep 1; echo hi > p) & cat p"
+	echo "owner $(stat -c %u:%g made)"
+' 2>&1)
+check_eq "busybox sh's files take its umask" "$(get modes)" "640 640 750 "
+check_eq "a FIFO opened with O_CREAT by a static program works (the kernel's open)" \
+	"$(sed -n 2p <<<"$out")" "hi"
+check_eq "a file a static program made is root's in the session" "$(get owner)" "0:0"
+
+# --- the supervisor dies: its targets get an error, never a hang --------------
+rm -rf "$W"/*
+# The launcher is the supervisor: kill it under a static program that goes
+# on (setsid: out of CMD's group, which the daemon kills), then that
+# program's next trapped call must fail at once (ENOSYS); it reports on an
+# fd opened while the supervisor lived, since opening one is trapped too.
+# CMD's parent is the launcher.
+as_user sh -c '"$1" -- sh -c "setsid $2 sh -c \"exec 3>$3/after; $2 touch $3/x; sleep 2; $2 chown 1:1 $3/x 2>&3; echo rc \\\$? >&3\" & echo \$PPID >$3/launcher; sleep 30"' \
+	sh "$FE" "$BB" "$W" >/dev/null 2>&1 &
+for _ in $(seq 50); do [ -s "$W/launcher" ] && break; sleep 0.1; done
+kill -9 "$(cat "$W/launcher")" 2>/dev/null
+for _ in $(seq 100); do grep -q "^rc" "$W/after" 2>/dev/null && break; sleep 0.1; done
+check_match "a static program left after the supervisor died: its chown fails (ENOSYS), nothing hangs" \
+	"$(cat "$W/after" 2>/dev/null)" "Function not implemented.*rc 1"
+
 # --- never: busybox escapes -------------------------------------------------
 rm -rf "$W"/*
 out=$(as_user env FAKEENV_SECCOMP=never "$FE" -- sh -c '
