@@ -21,7 +21,7 @@
  * Every system call of its own is raw (fe_syscall): as the shim's,
  * never a wrapper.
  */
-#include "shim.h"
+#include "sup.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -43,23 +43,15 @@
 #include "common/util.h"
 #include "fakeenv/seccomp.h"
 
-#ifndef SYS_pidfd_open
-#define SYS_pidfd_open 434
-#endif
-#ifndef SYS_pidfd_getfd
-#define SYS_pidfd_getfd 438
+#ifdef FE_SEC_ARCH
+#define FE_SEC_ARCH_OR_0 FE_SEC_ARCH
+#else
+#define FE_SEC_ARCH_OR_0 0
 #endif
 
 #define MAX_BUF (64 * 1024)   /* XATTR_SIZE_MAX: the kernel's bound */
 #define MAX_GIDS 65536        /* NGROUPS_MAX */
 
-/* fe_syscall's result, or -errno; errno is the supervisor's own. */
-static long sys(long nr, long a, long b, long c, long d, long e)
-{
-	long r = fe_syscall(nr, a, b, c, d, e, 0L);
-
-	return r < 0 ? -errno : r;
-}
 
 /* A trapped call's shape (fakeenv/seccomp.h). */
 struct row {
@@ -82,206 +74,6 @@ static const struct row *row_of(long nr)
 		if (rows[i].nr == nr)
 			return &rows[i];
 	return NULL;
-}
-
-/* A process seen in a notification: its fake ids, kept from call to
- * call; a new process starts with its parent's (or, for the armed one,
- * the hello's). */
-struct proc {
-	pid_t tgid;
-	int lst;    /* its listener's index */
-	int pidfd;  /* -1 until an fd of its is needed */
-	struct fe_sec_hello ids;
-};
-
-/* A thread id's process, cached: Go programs run many threads. */
-struct tid {
-	pid_t tid, tgid;
-};
-
-#define TIDS 1024
-
-struct sup {
-	int sock;           /* where armed processes connect */
-	struct pollfd *pfd; /* [0]: sock, then the listeners */
-	struct fe_sec_hello *hello; /* per listener, as armed */
-	size_t nlst, cap;
-	struct proc *procs;
-	size_t nproc, proc_cap;
-	struct tid tids[TIDS];
-	struct seccomp_notif *n;
-	struct seccomp_notif_resp *resp;
-	struct seccomp_notif_sizes sizes;
-};
-
-/* ---- the targets ---- */
-
-/* Tgid and PPid of tid from /proc: 0, or -errno. */
-static int read_status(pid_t tid, pid_t *tgid, pid_t *ppid, unsigned *umask)
-{
-	char path[64], buf[2048], *p;
-	long fd, n;
-
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)tid);
-	fd = sys(SYS_openat, AT_FDCWD, (long)path, O_RDONLY | O_CLOEXEC, 0, 0);
-	if (fd < 0)
-		return (int)fd;
-	n = sys(SYS_read, fd, (long)buf, sizeof(buf) - 1, 0, 0);
-	sys(SYS_close, fd, 0, 0, 0, 0);
-	if (n <= 0)
-		return -ESRCH;
-	buf[n] = '\0';
-	if (umask)
-		*umask = (p = strstr(buf, "\nUmask:")) ?
-				 (unsigned)strtoul(p + 7, NULL, 8) : 022;
-	if (tgid)
-		*tgid = (p = strstr(buf, "\nTgid:")) ?
-				(pid_t)strtol(p + 6, NULL, 10) : tid;
-	if (ppid)
-		*ppid = (p = strstr(buf, "\nPPid:")) ?
-				(pid_t)strtol(p + 6, NULL, 10) : 0;
-	return 0;
-}
-
-static struct proc *proc_find(struct sup *sp, pid_t tgid)
-{
-	for (size_t i = 0; i < sp->nproc; i++)
-		if (sp->procs[i].tgid == tgid)
-			return &sp->procs[i];
-	return NULL;
-}
-
-static struct proc *proc_add(struct sup *sp, pid_t tgid, int lst,
-			     const struct fe_sec_hello *ids)
-{
-	struct proc *p;
-
-	if (sp->nproc == sp->proc_cap) {
-		size_t cap = sp->proc_cap ? 2 * sp->proc_cap : 16;
-		void *q = realloc(sp->procs, cap * sizeof(*sp->procs));
-
-		if (!q)
-			return NULL;
-		sp->procs = q;
-		sp->proc_cap = cap;
-	}
-	p = &sp->procs[sp->nproc++];
-	p->tgid = tgid;
-	p->lst = lst;
-	p->pidfd = -1;
-	p->ids = *ids;
-	return p;
-}
-
-/* The process of thread tid, under listener lst. */
-static struct proc *proc_of(struct sup *sp, int lst, pid_t tid)
-{
-	struct tid *t = &sp->tids[(unsigned)tid % TIDS];
-	pid_t tgid, ppid = 0;
-	struct proc *p, *parent;
-
-	if (t->tid == tid) {
-		tgid = t->tgid;
-	} else {
-		if (read_status(tid, &tgid, &ppid, NULL) < 0)
-			return NULL;
-		t->tid = tid;
-		t->tgid = tgid;
-	}
-	p = proc_find(sp, tgid);
-	if (p)
-		return p;
-	if (!ppid && read_status(tgid, NULL, &ppid, NULL) < 0)
-		return NULL;
-	parent = proc_find(sp, ppid);
-	return proc_add(sp, tgid, lst, parent ? &parent->ids : &sp->hello[lst]);
-}
-
-/* Forget a listener's processes: they are gone with it. */
-static void procs_drop(struct sup *sp, int lst)
-{
-	size_t k = 0;
-
-	for (size_t i = 0; i < sp->nproc; i++) {
-		struct proc *p = &sp->procs[i];
-
-		if (p->lst == lst) {
-			if (p->pidfd >= 0)
-				sys(SYS_close, p->pidfd, 0, 0, 0, 0);
-			continue;
-		}
-		sp->procs[k++] = *p;
-	}
-	sp->nproc = k;
-	memset(sp->tids, 0, sizeof(sp->tids));
-}
-
-/* ---- the target's memory and fds ---- */
-
-static long vm(pid_t pid, void *local, unsigned long remote, size_t n,
-	       bool write)
-{
-	struct iovec l = { local, n }, r = { (void *)remote, n };
-
-	return sys(write ? SYS_process_vm_writev : SYS_process_vm_readv, pid,
-		   (long)&l, 1, (long)&r, 1);
-}
-
-static int read_mem(pid_t pid, void *buf, unsigned long addr, size_t n)
-{
-	if (n == 0)
-		return 0;
-	if (!addr)
-		return -EFAULT;
-	return vm(pid, buf, addr, n, false) == (long)n ? 0 : -EFAULT;
-}
-
-static int write_mem(pid_t pid, const void *buf, unsigned long addr, size_t n)
-{
-	if (n == 0)
-		return 0;
-	if (!addr)
-		return -EFAULT;
-	return vm(pid, (void *)buf, addr, n, true) == (long)n ? 0 : -EFAULT;
-}
-
-/* A NUL-terminated string of at most size bytes, read a page at a time
- * (the string may end just before an unmapped page). */
-static int read_str(pid_t pid, char *buf, unsigned long addr, size_t size)
-{
-	size_t got = 0;
-
-	if (!addr)
-		return -EFAULT;
-	while (got < size) {
-		size_t chunk = 4096 - ((addr + got) & 4095);
-		long n;
-
-		if (chunk > size - got)
-			chunk = size - got;
-		n = vm(pid, buf + got, addr + got, chunk, false);
-		if (n <= 0)
-			return -EFAULT;
-		if (memchr(buf + got, '\0', (size_t)n))
-			return 0;
-		got += (size_t)n;
-	}
-	return -ENAMETOOLONG;
-}
-
-/* The target's fd as one of ours: -EBADF when it has none. */
-static long take_fd(struct proc *p, int fd)
-{
-	long r;
-
-	if (p->pidfd < 0) {
-		r = sys(SYS_pidfd_open, p->tgid, 0, 0, 0, 0);
-		if (r < 0)
-			return -EBADF;
-		p->pidfd = (int)r; /* close-on-exec, as every pidfd */
-	}
-	r = sys(SYS_pidfd_getfd, p->pidfd, fd, 0, 0, 0);
-	return r < 0 ? -EBADF : r;
 }
 
 /* ---- one call ---- */
@@ -309,7 +101,7 @@ static long cwd_fd(struct call *c)
 	if (c->cwd >= 0)
 		return c->cwd;
 	snprintf(path, sizeof(path), "/proc/%d/cwd", (int)c->tid);
-	fd = sys(SYS_openat, AT_FDCWD, (long)path,
+	fd = fe_sup_sys(SYS_openat, AT_FDCWD, (long)path,
 		 O_PATH | O_DIRECTORY | O_CLOEXEC, 0, 0);
 	if (fd < 0)
 		return fd;
@@ -384,7 +176,7 @@ static int arg_in(struct call *c, const struct seccomp_notif *n, int i)
 		if (!(b = buf_for(c, i, 4096 + 64)))
 			return -ENOMEM;
 		c->a[i] = (long)b;
-		e = read_str(c->tid, b, v, 4096);
+		e = fe_sup_read_str(c->tid, b, v, 4096);
 		return e ? e : proc_self(c, b, 4096 + 64);
 	case SA_DIRFD:
 		if ((int)v == AT_FDCWD) {
@@ -393,7 +185,7 @@ static int arg_in(struct call *c, const struct seccomp_notif *n, int i)
 		}
 		/* fallthrough */
 	case SA_FD:
-		fd = take_fd(c->p, (int)v);
+		fd = fe_sup_take_fd(c->p, (int)v);
 		if (fd < 0)
 			return (int)fd;
 		c->fds[i] = (int)fd;
@@ -418,7 +210,7 @@ static int arg_in(struct call *c, const struct seccomp_notif *n, int i)
 		if (!(b = buf_for(c, i, sz)))
 			return -ENOMEM;
 		c->a[i] = v ? (long)b : 0;
-		return c->row->kind[i] == SA_IBUF ? read_mem(c->tid, b, v, sz) : 0;
+		return c->row->kind[i] == SA_IBUF ? fe_sup_read_mem(c->tid, b, v, sz) : 0;
 	case SA_ID:
 		b = buf_for(c, i, sizeof(uid_t));
 		c->a[i] = (long)b;
@@ -431,18 +223,18 @@ static int arg_in(struct call *c, const struct seccomp_notif *n, int i)
 			return -ENOMEM;
 		c->a[i] = (long)b;
 		return c->row->kind[i] == SA_IGIDS ?
-			       read_mem(c->tid, b, v, sz * sizeof(gid_t)) : 0;
+			       fe_sup_read_mem(c->tid, b, v, sz * sizeof(gid_t)) : 0;
 	case SA_CAPH:
 		if (!(b = buf_for(c, i, sizeof(struct __user_cap_header_struct))))
 			return -ENOMEM;
 		c->a[i] = (long)b;
-		return read_mem(c->tid, b, v, c->lens[i]);
+		return fe_sup_read_mem(c->tid, b, v, c->lens[i]);
 	case SA_CAPDI:
 	case SA_CAPDO:
 		if (!(b = buf_for(c, i, 2 * sizeof(struct __user_cap_data_struct))))
 			return -ENOMEM;
 		c->a[i] = v ? (long)b : 0;
-		return c->row->kind[i] == SA_CAPDI ? read_mem(c->tid, b, v, capd_len(c)) : 0;
+		return c->row->kind[i] == SA_CAPDI ? fe_sup_read_mem(c->tid, b, v, capd_len(c)) : 0;
 	}
 	return -ENOSYS;
 }
@@ -599,7 +391,7 @@ static void apply_umask(struct call *c)
 	int i = c->nr == SYS_openat ? 3 : 2;
 	unsigned um = 022;
 
-	read_status(c->tid, NULL, NULL, &um);
+	fe_sup_status(c->tid, NULL, NULL, &um);
 	c->a[i] = (c->a[i] & S_IFMT) | (c->a[i] & 07777 & ~(long)um);
 }
 
@@ -614,7 +406,7 @@ static bool open_not_ours(struct call *c)
 	struct stat st;
 
 	c->a[2] |= O_NOCTTY;
-	return sys(SYS_newfstatat, c->a[0], c->a[1], (long)&st, 0, 0) == 0 &&
+	return fe_sup_sys(SYS_newfstatat, c->a[0], c->a[1], (long)&st, 0, 0) == 0 &&
 	       !S_ISREG(st.st_mode);
 }
 
@@ -636,13 +428,13 @@ static bool send_fd(int lfd, const struct seccomp_notif *n, long fd,
 		got = ioctl(lfd, SECCOMP_IOCTL_NOTIF_ADDFD, &add);
 		if (got >= 0) {
 			r->val = got;
-			sys(SYS_close, fd, 0, 0, 0, 0);
+			fe_sup_sys(SYS_close, fd, 0, 0, 0, 0);
 			return true;
 		}
 	}
 	if (got < 0)
 		r->error = -errno;
-	sys(SYS_close, fd, 0, 0, 0, 0);
+	fe_sup_sys(SYS_close, fd, 0, 0, 0, 0);
 	return got < 0;
 }
 
@@ -676,7 +468,7 @@ static int copy_out(struct call *c, const struct seccomp_notif *n, long ret)
 		if (len > c->lens[i])
 			len = c->lens[i];
 		if (!r && len)
-			r = write_mem(c->tid, c->bufs[i], v, len);
+			r = fe_sup_write_mem(c->tid, c->bufs[i], v, len);
 	}
 	return r;
 }
@@ -685,11 +477,11 @@ static void call_done(struct call *c)
 {
 	for (int i = 0; i < 6; i++) {
 		if (c->fds[i] >= 0)
-			sys(SYS_close, c->fds[i], 0, 0, 0, 0);
+			fe_sup_sys(SYS_close, c->fds[i], 0, 0, 0, 0);
 		free(c->bufs[i]);
 	}
 	if (c->cwd >= 0)
-		sys(SYS_close, c->cwd, 0, 0, 0, 0);
+		fe_sup_sys(SYS_close, c->cwd, 0, 0, 0, 0);
 }
 
 /* The shim's answer to the call, as the target: into *r; false when the
@@ -709,7 +501,7 @@ static bool run_call(struct call *c, const struct seccomp_notif *n,
 	e = errno;
 	fe_cred_give(&c->p->ids);
 	if (c->row->kind[0] == SA_CAPH)
-		write_mem(c->tid, c->bufs[0], (unsigned long)n->data.args[0],
+		fe_sup_write_mem(c->tid, c->bufs[0], (unsigned long)n->data.args[0],
 			  c->lens[0]);
 	if (!done) {
 		r->flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
@@ -731,7 +523,7 @@ static bool run_call(struct call *c, const struct seccomp_notif *n,
 
 /* Answer notification n of listener lst into *r; false when the target
  * is gone and nothing is to be sent. */
-static bool answer(struct sup *sp, int lst, const struct seccomp_notif *n,
+bool fe_sup_answer(struct sup *sp, int lst, const struct seccomp_notif *n,
 		   struct seccomp_notif_resp *r)
 {
 	struct call c = { .nr = n->data.nr, .tid = (pid_t)n->pid, .cwd = -1,
@@ -740,8 +532,8 @@ static bool answer(struct sup *sp, int lst, const struct seccomp_notif *n,
 	bool send = true;
 
 	c.row = row_of(c.nr);
-	c.p = c.row ? proc_of(sp, lst, c.tid) : NULL;
-	if (!c.row || !c.p || n->data.arch != FE_SEC_ARCH) {
+	c.p = c.row ? fe_sup_proc_of(sp, lst, c.tid) : NULL;
+	if (!c.row || !c.p || n->data.arch != FE_SEC_ARCH_OR_0) {
 		r->flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
 		return true;
 	}
@@ -768,153 +560,4 @@ static bool answer(struct sup *sp, int lst, const struct seccomp_notif *n,
 		send = run_call(&c, n, r, lfd);
 	call_done(&c);
 	return send;
-}
-
-/* ---- listeners ---- */
-
-/* A free listener slot (grown as needed): its index, or -1. */
-static int lst_slot(struct sup *sp)
-{
-	for (size_t i = 0; i < sp->nlst; i++)
-		if (sp->pfd[1 + i].fd < 0)
-			return (int)i;
-	if (sp->nlst == sp->cap) {
-		size_t cap = sp->cap ? 2 * sp->cap : 8;
-		void *p = realloc(sp->pfd, (1 + cap) * sizeof(*sp->pfd));
-		void *h;
-
-		if (!p)
-			return -1;
-		sp->pfd = p;
-		h = realloc(sp->hello, cap * sizeof(*sp->hello));
-		if (!h)
-			return -1;
-		sp->hello = h;
-		sp->cap = cap;
-	}
-	sp->pfd[1 + sp->nlst].fd = -1;
-	return (int)sp->nlst++;
-}
-
-/* The listener fd and hello an armed process sends on conn. */
-static int recv_hello(int conn, struct fe_sec_hello *h)
-{
-	union {
-		char buf[CMSG_SPACE(sizeof(int))];
-		struct cmsghdr align;
-	} u;
-	struct iovec iov = { h, sizeof(*h) };
-	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1,
-			     .msg_control = u.buf,
-			     .msg_controllen = sizeof(u.buf) };
-	struct cmsghdr *cm;
-	ssize_t n;
-	int fd = -1;
-
-	do
-		n = recvmsg(conn, &mh, MSG_CMSG_CLOEXEC);
-	while (n < 0 && errno == EINTR);
-	cm = n > 0 ? CMSG_FIRSTHDR(&mh) : NULL;
-	if (cm && cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_RIGHTS)
-		memcpy(&fd, CMSG_DATA(cm), sizeof(fd));
-	if (n != (ssize_t)sizeof(*h) || h->magic != FE_SEC_MAGIC ||
-	    h->ngroups > FE_GROUPS_MAX) {
-		if (fd >= 0)
-			close(fd);
-		return -1;
-	}
-	return fd;
-}
-
-/* One armed process: take its listener, then let it run. */
-static void admit(struct sup *sp)
-{
-	struct timeval tv = { 2, 0 };
-	struct fe_sec_hello h;
-	struct ucred cr;
-	socklen_t len = sizeof(cr);
-	int conn = accept4(sp->sock, NULL, NULL, SOCK_CLOEXEC);
-	int fd, k;
-
-	if (conn < 0)
-		return;
-	/* Another user's process may connect: it gets nothing. */
-	if (getsockopt(conn, SOL_SOCKET, SO_PEERCRED, &cr, &len) < 0 ||
-	    cr.uid != (uid_t)getauxval(AT_UID)) {
-		close(conn);
-		return;
-	}
-	/* Bounded: a peer that never sends must not stop the supervisor. */
-	setsockopt(conn, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-	fd = recv_hello(conn, &h);
-	k = fd >= 0 ? lst_slot(sp) : -1;
-	if (k < 0) {
-		if (fd >= 0)
-			close(fd);
-		close(conn);
-		return;
-	}
-	sp->pfd[1 + k] = (struct pollfd){ .fd = fd, .events = POLLIN };
-	sp->hello[k] = h;
-	proc_add(sp, h.pid, k, &h);
-	(void)!write(conn, "", 1);
-	close(conn);
-}
-
-static void lst_close(struct sup *sp, int k)
-{
-	close(sp->pfd[1 + k].fd);
-	sp->pfd[1 + k].fd = -1;
-	procs_drop(sp, k);
-}
-
-static void serve(struct sup *sp, int k)
-{
-	int fd = sp->pfd[1 + k].fd;
-
-	memset(sp->n, 0, sp->sizes.seccomp_notif);
-	if (ioctl(fd, SECCOMP_IOCTL_NOTIF_RECV, sp->n) < 0)
-		return; /* ENOENT: the target went before we looked */
-	memset(sp->resp, 0, sp->sizes.seccomp_notif_resp);
-	sp->resp->id = sp->n->id;
-	if (answer(sp, k, sp->n, sp->resp))
-		(void)ioctl(fd, SECCOMP_IOCTL_NOTIF_SEND, sp->resp);
-}
-
-/* Exported: the launcher's supervisor thread (fakeenv/seccomp.h).  Never
- * returns but on an error before the first target: -errno. */
-__attribute__((visibility("default"))) int fakeenv_supervise(int sock);
-
-int fakeenv_supervise(int sock)
-{
-	static struct sup sp;
-
-	if (sys(SYS_seccomp, SECCOMP_GET_NOTIF_SIZES, 0, (long)&sp.sizes, 0,
-		0) < 0)
-		return -errno;
-	sp.n = calloc(1, sp.sizes.seccomp_notif);
-	sp.resp = calloc(1, sp.sizes.seccomp_notif_resp);
-	sp.pfd = calloc(1, sizeof(*sp.pfd));
-	if (!sp.n || !sp.resp || !sp.pfd)
-		return -ENOMEM;
-	sp.sock = sock;
-	sp.pfd[0] = (struct pollfd){ .fd = sock, .events = POLLIN };
-	/* A target's creations get its own umask (apply_umask()). */
-	sys(SYS_umask, 0, 0, 0, 0, 0);
-	for (;;) {
-		if (poll(sp.pfd, 1 + sp.nlst, -1) < 0)
-			continue;
-		if (sp.pfd[0].revents & POLLIN)
-			admit(&sp);
-		for (size_t k = 0; k < sp.nlst; k++) {
-			short ev = sp.pfd[1 + k].revents;
-
-			if (sp.pfd[1 + k].fd < 0)
-				continue;
-			if (ev & POLLIN)
-				serve(&sp, (int)k);
-			else if (ev & (POLLHUP | POLLERR | POLLNVAL))
-				lst_close(&sp, (int)k);
-		}
-	}
 }
