@@ -371,7 +371,8 @@ int fe_sec_arm(fe_sys_fn *sys, const char *sock,
 	unsigned alen = sock ? fe_sec_addr(sock, &sa) : 0;
 	long s, lfd, r;
 
-	*why = "no supervisor in this session";
+	*why = "no seccomp supervisor in this session (seccomp user "
+	       "notification is refused here)";
 	if (!alen)
 		return -ENOENT;
 	s = SYS3(SYS_socket, AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
@@ -387,6 +388,17 @@ int fe_sec_arm(fe_sys_fn *sys, const char *sock,
 	 * of ours in this process could fake. */
 	if (r == 0 && cr.uid != (uid_t)getauxval(AT_UID))
 		r = -EPERM; /* not our supervisor: hand it nothing */
+	/* The supervisor's first byte says it is serving: without it no
+	 * filter goes in, since a filter without a supervisor answers
+	 * ENOSYS to every trapped call, getuid's included. */
+	if (r == 0) {
+		char ready;
+
+		do
+			r = SYS3(SYS_read, s, &ready, 1);
+		while (r == -EINTR);
+		r = r == 1 ? 0 : r < 0 ? r : -ECONNRESET;
+	}
 	if (r < 0) {
 		*why = "cannot reach the session's supervisor";
 		SYS1(SYS_close, s);

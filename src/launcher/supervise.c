@@ -8,6 +8,7 @@
  */
 #include <dlfcn.h>
 #include <errno.h>
+#include <linux/seccomp.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -63,7 +64,19 @@ int fe_sup_listen(void)
 
 bool fe_sup_load(int fd, const char *lib)
 {
-	void *h = dlopen(lib, RTLD_NOW | RTLD_LOCAL);
+	struct seccomp_notif_sizes sizes;
+	void *h;
+
+	/* Where the kernel (or valgrind, or a container) has no user
+	 * notification, no process is to try; a program that would have
+	 * been armed says so when it runs (fe_sec_arm()'s reason), and a
+	 * session that runs none says nothing. */
+	if (syscall(SYS_seccomp, SECCOMP_GET_NOTIF_SIZES, 0, &sizes) < 0) {
+		close(fd);
+		unsetenv(FE_ENV_SUPERVISOR);
+		return false;
+	}
+	h = dlopen(lib, RTLD_NOW | RTLD_LOCAL);
 
 	supervise_fn = h ? (int (*)(int))dlsym(h, "fakeenv_supervise") : NULL;
 	if (supervise_fn)

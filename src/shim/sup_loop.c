@@ -87,6 +87,11 @@ static void admit(struct sup *sp)
 		close(conn);
 		return;
 	}
+	/* Serving: only now does the peer install its filter. */
+	if (write(conn, "", 1) != 1) {
+		close(conn);
+		return;
+	}
 	/* Bounded: a peer that never sends must not stop the supervisor. */
 	setsockopt(conn, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
 	fd = recv_hello(conn, &h);
