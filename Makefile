@@ -98,9 +98,11 @@ $(BUILD)/tests/helpers/%: $(BUILD)/obj/tests/integ/helpers/%.o
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) -o $@ $^ -lpthread
 
-# jdump reads journals with the journal code, as the unit tests do (and
-# with their sanitizers in `make asan`); it never runs in a session.
-$(BUILD)/tests/helpers/jdump: $(BUILD)/obj/tests/integ/helpers/jdump.o \
+# jdump reads journals and mkjnl writes them with the journal code, as
+# the unit tests do (and with their sanitizers in `make asan`); they never
+# run in a session.
+$(BUILD)/tests/helpers/jdump $(BUILD)/tests/helpers/mkjnl: \
+		$(BUILD)/tests/helpers/%: $(BUILD)/obj/tests/integ/helpers/%.o \
 		$(JOURNAL_OBJ) $(COMMON_OBJ)
 	@mkdir -p $(@D)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^
