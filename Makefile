@@ -80,7 +80,11 @@ $(SHIM): $(SHIM_OBJ) $(COMMON_OBJ)
 $(DAEMON): $(DAEMON_OBJ) $(JOURNAL_OBJ) $(COMMON_OBJ)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^
 
-$(LAUNCHER): $(LAUNCHER_OBJ) $(JOURNAL_OBJ) $(COMMON_OBJ)
+# export and ls read a journal through the daemon's own load (the table,
+# its strings, the load), so that they show what a session shows.
+DAEMON_LOAD := $(call obj,src/daemon/table.c src/daemon/arena.c \
+	src/daemon/state.c)
+$(LAUNCHER): $(LAUNCHER_OBJ) $(DAEMON_LOAD) $(JOURNAL_OBJ) $(COMMON_OBJ)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^
 
 $(BUILD)/tests/unit/%: $(BUILD)/obj/tests/unit/%.o $(DAEMON_LIB) $(JOURNAL_OBJ) \

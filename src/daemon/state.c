@@ -20,6 +20,8 @@
 #include "common/util.h"
 #include "journal/journal.h"
 #include "journal/recheck.h"
+#include "serve.h"
+#include "table.h"
 
 /* One record of a snapshot: its slot's fields, 36 bytes (the slot's 40
  * less its seq), so that the copy the checkpoint pays in memory is less
@@ -271,12 +273,6 @@ static void locate_all(const struct fe_jnl_view *v,
 	}
 }
 
-int fe_state_load(struct fe_srv *s, const char *path,
-		  struct fe_load_stats *st)
-{
-	return fe_state_load_flags(s, path, 0, st);
-}
-
 /* ", N relocated (found at their new paths), " when n, else "". */
 static const char *moved_note(uint64_t n, char *buf, size_t size)
 {
@@ -287,101 +283,140 @@ static const char *moved_note(uint64_t n, char *buf, size_t size)
 	return buf;
 }
 
+int fe_state_load(struct fe_srv *s, const char *path,
+		  struct fe_load_stats *st)
+{
+	return fe_state_load_flags(s, path, 0, st);
+}
+
 int fe_state_load_flags(struct fe_srv *s, const char *path, unsigned flags,
 			struct fe_load_stats *st)
 {
-	struct located *where;
-	struct fe_jnl_view v;
-	unsigned char *buf;
+	int r = fe_state_load_tab(&s->tab, path, flags, "start", st);
+
+	s->orphans += st->orphans;
+	return r;
+}
+
+/* Read and check the journal at path into *buf and *v, with the refusal
+ * logged (what: what is refused, "start" or "export").  0 or -errno. */
+static int read_journal(const char *path, unsigned flags, const char *what,
+			unsigned char **buf, struct fe_jnl_view *v,
+			struct fe_load_stats *st)
+{
+	char msg[768];
 	size_t len;
-	char msg[768], note[64];
 	int r;
 
-	memset(st, 0, sizeof(*st));
-	r = fe_jnl_load(path, flags, &buf, &len, &v, msg, sizeof(msg));
-	if (r == -ENOENT)
-		return r;
-	if (r == -EBADMSG) {
-		fe_log("%s; refusing to start, the file is left as it is (see "
+	r = fe_jnl_load(path, flags, buf, &len, v, msg, sizeof(msg));
+	if (r == -EBADMSG)
+		fe_log("%s; refusing to %s, the file is left as it is (see "
 		       "fakeenv fsck)",
-		       msg);
-		return r;
-	}
-	if (r < 0) {
+		       msg, what);
+	else if (r < 0 && r != -ENOENT)
 		fe_log("%s", msg);
+	if (r < 0)
 		return r;
-	}
-	st->loaded = v.nrec;
+	st->loaded = v->nrec;
 	st->bytes = len;
-	where = malloc((v.nrec ? v.nrec : 1) * sizeof(*where));
-	if (!where) {
-		fe_log("journal %s: %s", path, fe_strerror(ENOMEM));
-		free(buf);
-		return -ENOMEM;
-	}
-	{
-		uint64_t *order = dir_order(&v);
-		struct fe_jnl_devmaps dm;
+	return 0;
+}
 
-		if (!order || fe_jnl_devmap_build(&v, &dm) < 0) {
-			fe_log("journal %s: %s", path, fe_strerror(ENOMEM));
-			free(order);
-			free(where);
-			free(buf);
-			return -ENOMEM;
-		}
-		locate_all(&v, &dm, where, order);
+/* Where each record of v is now (a malloc'd array of v->nrec), or NULL
+ * when memory runs out. */
+static struct located *locate(const struct fe_jnl_view *v)
+{
+	struct located *where = malloc((v->nrec ? v->nrec : 1) *
+				       sizeof(*where));
+	uint64_t *order = where ? dir_order(v) : NULL;
+	struct fe_jnl_devmaps dm;
+
+	if (!order || fe_jnl_devmap_build(v, &dm) < 0) {
 		free(order);
-		fe_jnl_devmap_free(&dm);
+		free(where);
+		return NULL;
 	}
+	locate_all(v, &dm, where, order);
+	free(order);
+	fe_jnl_devmap_free(&dm);
+	return where;
+}
+
+/*
+ * Put the records where says into t.  The key rule: a record at its
+ * saved key takes it (over a record re-keyed onto it before); a record
+ * re-keyed onto a key already held is dropped.  0 or -errno (logged).
+ */
+static int put_all(struct fe_tab *t, const char *path,
+		   const struct fe_jnl_view *v, const struct located *where,
+		   struct fe_load_stats *st)
+{
+	uint64_t kept = 0;
+
 	/* Room for every record kept before the first goes in: see
 	 * fe_tab_reserve().  Without it the inserts grow the table as they
 	 * go, which fails, if memory is short, where it would have. */
-	{
-		uint64_t kept = 0;
-
-		for (uint64_t i = 0; i < v.nrec; i++)
-			kept += where[i].dev != LOCATE_GONE;
-		(void)fe_tab_reserve(&s->tab, kept);
-	}
-	for (uint64_t i = 0; i < v.nrec; i++) {
-		struct fe_jnl_rec jr;
-		struct fe_rec rec, old;
+	for (uint64_t i = 0; i < v->nrec; i++)
+		kept += where[i].dev != LOCATE_GONE;
+	(void)fe_tab_reserve(t, kept);
+	for (uint64_t i = 0; i < v->nrec; i++) {
 		uint64_t dev = where[i].dev, ino = where[i].ino;
+		struct fe_rec rec = { 0 }, old;
+		struct fe_jnl_rec jr;
+		bool moved;
+		int r;
 
-		fe_jnl_get(&v, i, &jr);
+		fe_jnl_get(v, i, &jr);
+		moved = dev != jr.dev || ino != jr.ino;
 		if (dev == LOCATE_GONE ||
-		    /* Two records now at one key (re-keyed onto a kept
-		     * one): the first stays. */
-		    ((dev != jr.dev || ino != jr.ino) &&
-		     fe_tab_find(&s->tab, dev, ino, &old))) {
+		    (moved && fe_tab_find(t, dev, ino, &old))) {
 			st->dropped++;
 			continue;
 		}
-		memset(&rec, 0, sizeof(rec));
 		rec.uid = jr.uid;
 		rec.gid = jr.gid;
 		rec.mode = jr.mode;
 		rec.flags = rec_flags(jr.flags);
 		rec.btag = where[i].btag;
 		rec.rdev = jr.rdev;
-		r = fe_tab_put_xattrs(&s->tab, dev, ino, &rec, jr.path,
-				      jr.xattrs, jr.xattrs_len);
+		r = fe_tab_put_xattrs(t, dev, ino, &rec, jr.path, jr.xattrs,
+				      jr.xattrs_len);
 		if (r < 0) {
 			fe_log("journal %s: %s after %llu records", path,
 			       fe_strerror(-r), (unsigned long long)i);
-			free(where);
-			free(buf);
 			return r;
 		}
-		if (dev != jr.dev || ino != jr.ino)
-			st->rekeyed++;
+		st->rekeyed += moved;
 		st->moved += where[i].moved;
-		if (rec.flags & FE_REC_ORPHAN)
-			s->orphans++;
+		st->orphans += !!(rec.flags & FE_REC_ORPHAN);
 	}
+	return 0;
+}
+
+int fe_state_load_tab(struct fe_tab *t, const char *path, unsigned flags,
+		      const char *what, struct fe_load_stats *st)
+{
+	struct located *where;
+	struct fe_jnl_view v;
+	unsigned char *buf;
+	char note[64];
+	int r;
+
+	memset(st, 0, sizeof(*st));
+	r = read_journal(path, flags, what, &buf, &v, st);
+	if (r < 0)
+		return r;
+	where = locate(&v);
+	if (!where) {
+		fe_log("journal %s: %s", path, fe_strerror(ENOMEM));
+		free(buf);
+		return -ENOMEM;
+	}
+	r = put_all(t, path, &v, where, st);
 	free(where);
 	free(buf);
+	if (r < 0)
+		return r;
 	if (st->dropped || st->rekeyed)
 		fe_log("journal %s: %llu records: %llu kept, %llu re-keyed "
 		       "(st_dev changed), %s%llu dropped (file gone or "

@@ -16,7 +16,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "serve.h"
+/* Pointers only: the launcher includes this for fe_state_load_tab(), and
+ * its own struct fe_sess must not meet serve.h's. */
+struct fe_srv;
+struct fe_tab;
 
 /* What a load did. */
 struct fe_load_stats {
@@ -25,6 +28,7 @@ struct fe_load_stats {
 			     or relocated */
 	uint64_t moved;	  /* of those, relocated (found by their path) */
 	uint64_t dropped; /* gone, replaced, or with no path to check */
+	uint64_t orphans; /* kept with FE_REC_ORPHAN */
 	uint64_t bytes;   /* size of the journal */
 };
 
@@ -45,6 +49,17 @@ int fe_state_load(struct fe_srv *s, const char *path,
  * DIR/journal, which is never a symbolic link. */
 int fe_state_load_flags(struct fe_srv *s, const char *path, unsigned flags,
 			struct fe_load_stats *st);
+
+/*
+ * The load itself: the records a session would hold, from the journal at
+ * path, put into t.  The daemon's start and `fakeenv export` both read a
+ * journal through it, so that what export prints is what a session
+ * shows.  what names what a refused journal stops in its message
+ * ("start", "export").  Returns as fe_state_load(); st->orphans is the
+ * records kept as orphans (for fe_srv's count).
+ */
+int fe_state_load_tab(struct fe_tab *t, const char *path, unsigned flags,
+		      const char *what, struct fe_load_stats *st);
 
 /* A copy of the records' fields; their paths and xattrs stay in the
  * table's arena, which the snapshot pins (fe_arena_pin()) until it is

@@ -16,6 +16,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "fakeenv/map.h"
 #include "journal/journal.h"
 #include "journal/recheck.h"
 #include "relocate.h"
@@ -110,9 +111,14 @@ static void say(const struct fe_jnl_rec *r, const struct fe_jnl_place *p,
 		       type_name(s->mode), type_name(r->mode), then(keyed));
 		break;
 	case FE_JNL_BADDEV:
-		printf("bad device number: a faked st_rdev of %#llx, which no "
-		       "mknod makes; the load drops it\n",
-		       (ull)r->rdev);
+		if (r->rdev > FE_DEV_MAX)
+			printf("bad device number: a faked st_rdev of %#llx, "
+			       "which no mknod makes; the load drops it\n",
+			       (ull)r->rdev);
+		else
+			printf("bad device number: an st_dev of %#llx, which "
+			       "no filesystem has; the load drops it\n",
+			       (ull)r->dev);
 		break;
 	}
 }
