@@ -24,6 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/reply.h"
 #include "utils.h"
 
 #define SUN_PATH_MAX sizeof(((struct sockaddr_un *)0)->sun_path)
@@ -797,9 +798,9 @@ static int xchg(struct fe_sess *s, const struct fe_req *req, void *out,
 		return -errno;
 	if (n == 0)
 		return -ECONNRESET;
-	memcpy(&err, in, sizeof(err));
-	if ((size_t)n != size || err > 0)
+	if ((size_t)n != size || fe_rep_check(req->op, in, (size_t)n) < 0)
 		return -EPROTO;
+	memcpy(&err, in, sizeof(err));
 	memcpy(out, in, size);
 	return err;
 }
@@ -845,8 +846,8 @@ int fe_sess_call_data(struct fe_sess *s, const struct fe_req *req,
 		return -errno;
 	if (n == 0)
 		return -ECONNRESET;
-	if ((size_t)n < sizeof(*rep) || (mi.msg_flags & MSG_TRUNC) ||
-	    rep->err > 0)
+	if ((mi.msg_flags & MSG_TRUNC) ||
+	    fe_rep_check(req->op, in[0].iov_base, (size_t)n) < 0)
 		return -EPROTO;
 	*got = (size_t)n - sizeof(*rep);
 	return rep->err;
