@@ -83,7 +83,7 @@ $(DAEMON): $(DAEMON_OBJ) $(JOURNAL_OBJ) $(COMMON_OBJ)
 # export and ls read a journal through the daemon's own load (the table,
 # its strings, the load), so that they show what a session shows.
 DAEMON_LOAD := $(call obj,src/daemon/table.c src/daemon/arena.c \
-	src/daemon/state.c)
+	src/daemon/load.c)
 $(LAUNCHER): $(LAUNCHER_OBJ) $(DAEMON_LOAD) $(JOURNAL_OBJ) $(COMMON_OBJ)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^
 

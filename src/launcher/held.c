@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "common/util.h"
-#include "daemon/state.h"
+#include "daemon/load.h"
 #include "daemon/table.h"
 #include "journal/journal.h"
 #include "journal/recheck.h"
@@ -105,7 +105,7 @@ struct fe_held *fe_held_open(const char *state, const char *file)
 	r = fe_tab_init(&h->tab, 0);
 	if (r < 0)
 		die("journal %s: %s", jpath, strerror(-r));
-	r = fe_state_load_tab(&h->tab, jpath, state ? 0 : FE_JNL_FOLLOW,
+	r = fe_load_journal(&h->tab, jpath, state ? 0 : FE_JNL_FOLLOW,
 			      "export", &st);
 	if (r == -ENOENT)
 		fe_msg(ENOENT, "journal %s", jpath);
