@@ -7,23 +7,19 @@
 #include "export.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <fts.h>
 #include <getopt.h>
-#include <limits.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
 #include <sys/stat.h>
-#include <sys/sysmacros.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "common/util.h"
 #include "fakeenv/env.h"
+#include "export_fmt.h"
 #include "held.h"
 #include "utils.h"
 
@@ -32,16 +28,8 @@
 	"         [--state DIR | -i FILE] [-u] [--mtime SECONDS] [-o OUT] "    \
 	"[ROOT]\n"
 
-enum fmt { FMT_MTREE, FMT_DEVTABLE, FMT_PSEUDO };
-
-static const char *const fmt_names[] = {
-    [FMT_MTREE] = "mtree",
-    [FMT_DEVTABLE] = "devtable",
-    [FMT_PSEUDO] = "squashfs-pseudo",
-};
-
 struct xopts {
-	enum fmt fmt;
+	enum fe_xfmt fmt;
 	const char *state; /* --state DIR or $FAKEENV_STATE, or NULL */
 	const char *load;  /* -i FILE, or NULL */
 	const char *out;   /* -o OUT, or NULL for stdout */
@@ -49,19 +37,6 @@ struct xopts {
 	bool unknown_real; /* -u: unrecorded files keep their real owner */
 	bool clamp;	   /* --mtime or SOURCE_DATE_EPOCH given */
 	int64_t mtime;	   /* with clamp: no time later than this */
-};
-
-/* One entry of ROOT as a session shows it. */
-struct entry {
-	const char *rel;       /* path relative to ROOT, "" for ROOT itself */
-	const char *path;      /* path as walked: ROOT as given, then rel */
-	const struct stat *st; /* the real lstat */
-	uint32_t uid;
-	uint32_t gid;
-	uint32_t mode; /* type and permission bits */
-	uint64_t rdev; /* st_rdev shown (faked for a faked device) */
-	int64_t mtime; /* seconds, clamped */
-	long mtime_ns;
 };
 
 static int usage(const char *fmt, const char *arg)
@@ -122,7 +97,7 @@ static bool parse_time(const char *s, int64_t *out)
 /* ---- the view of one entry ---- */
 
 static void view_of(const struct fe_held *h, const struct xopts *o,
-		    struct entry *e)
+		    struct fe_xentry *e)
 {
 	const struct stat *st = e->st;
 	const unsigned char *xattrs;
@@ -143,254 +118,11 @@ static void view_of(const struct fe_held *h, const struct xopts *o,
 	}
 }
 
-/* Whether the view differs from the real file in anything a builder
- * copies from it: owner, group, type, permission bits, device number. */
-static bool differs(const struct entry *e)
-{
-	const struct stat *st = e->st;
-
-	return e->uid != st->st_uid || e->gid != st->st_gid ||
-	       e->mode != (st->st_mode & (S_IFMT | 07777)) ||
-	       ((S_ISCHR(e->mode) || S_ISBLK(e->mode)) &&
-		e->rdev != st->st_rdev);
-}
-
-/* A faked device node: a regular file in ROOT. */
-static bool faked_dev(const struct entry *e)
-{
-	return (S_ISCHR(e->mode) || S_ISBLK(e->mode)) &&
-	       S_ISREG(e->st->st_mode);
-}
-
-/* ---- names ---- */
-
-/* mtree's escaping, as libarchive writes and reads it: every byte that
- * is not a printable, non-space ASCII character, and '\\', '#' and '=',
- * as a backslash and three octal digits. */
-static void put_mtree_name(FILE *f, const char *s)
-{
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-		if (*p <= ' ' || *p >= 0x7f || *p == '\\' || *p == '#' ||
-		    *p == '=')
-			fprintf(f, "\\%03o", *p);
-		else
-			putc(*p, f);
-	}
-}
-
-/* Whether a name has a byte that a line-based table cannot carry: a
- * control character (a newline above all), and for the device table,
- * which splits on blanks, a space. */
-static bool inexpressible(const char *s, bool space_too)
-{
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++)
-		if (*p < ' ' || *p == 0x7f || (space_too && *p == ' '))
-			return true;
-	return false;
-}
-
-/* mksquashfs pseudo file names: a backslash before a space, a quote or a
- * backslash. */
-static void put_pseudo_name(FILE *f, const char *s)
-{
-	for (; *s; s++) {
-		if (*s == ' ' || *s == '"' || *s == '\\')
-			putc('\\', f);
-		putc(*s, f);
-	}
-}
-
-/* A "# skipped" line for an entry a format cannot hold, and a note on
- * stderr: never a silent loss. */
-static void skipped(FILE *f, const struct entry *e, const char *fmt,
-		    const char *why)
-{
-	fputs("# skipped: ./", f);
-	put_mtree_name(f, e->rel);
-	fprintf(f, ": %s\n", why);
-	fe_msg(0, "export: %s: ./%s: %s", fmt, e->rel, why);
-}
-
-/* ---- the formats ---- */
-
-static const char *mtree_type(uint32_t mode)
-{
-	switch (mode & S_IFMT) {
-	case S_IFREG:
-		return "file";
-	case S_IFDIR:
-		return "dir";
-	case S_IFLNK:
-		return "link";
-	case S_IFCHR:
-		return "char";
-	case S_IFBLK:
-		return "block";
-	case S_IFIFO:
-		return "fifo";
-	default:
-		return "socket";
-	}
-}
-
-/* The target of the symlink at path (malloc'd), or NULL and errno. */
-static char *link_target(const char *path, off_t size)
-{
-	size_t cap = size > 0 && size < PATH_MAX ? (size_t)size + 1 : PATH_MAX;
-
-	for (;;) {
-		char *buf = xmalloc(cap);
-		ssize_t n = readlink(path, buf, cap);
-
-		if (n < 0) {
-			free(buf);
-			return NULL;
-		}
-		if ((size_t)n < cap) {
-			buf[n] = '\0';
-			return buf;
-		}
-		free(buf);
-		cap *= 2;
-	}
-}
-
-static int put_mtree(FILE *f, const struct entry *e)
-{
-	if (S_ISSOCK(e->mode)) {
-		/* libarchive's reader refuses type=socket and stops there;
-		 * tar leaves sockets out as well. */
-		skipped(f, e, "mtree", "a socket, which archives do not hold");
-		return 0;
-	}
-	if (*e->rel) {
-		fputs("./", f);
-		put_mtree_name(f, e->rel);
-	} else {
-		putc('.', f);
-	}
-	fprintf(f, " type=%s uid=%u gid=%u mode=%04o time=%lld.%09ld",
-		mtree_type(e->mode), e->uid, e->gid, e->mode & 07777,
-		(long long)e->mtime, e->mtime_ns);
-	if (S_ISREG(e->mode)) {
-		fprintf(f, " size=%lld contents=", (long long)e->st->st_size);
-		put_mtree_name(f, e->path);
-	} else if (S_ISLNK(e->mode)) {
-		char *t = link_target(e->path, e->st->st_size);
-
-		if (!t) {
-			fe_msg(errno, "export: %s", e->path);
-			return -1;
-		}
-		fputs(" link=", f);
-		put_mtree_name(f, t);
-		free(t);
-	} else if (S_ISCHR(e->mode) || S_ISBLK(e->mode)) {
-		fprintf(f, " device=native,%u,%u", major(e->rdev),
-			minor(e->rdev));
-	}
-	putc('\n', f);
-	return 0;
-}
-
-static int put_devtable(FILE *f, const struct entry *e)
-{
-	char type;
-
-	if (!differs(e))
-		return 0;
-	switch (e->mode & S_IFMT) {
-	case S_IFREG:
-		type = 'f';
-		break;
-	case S_IFDIR:
-		type = 'd';
-		break;
-	case S_IFCHR:
-		type = 'c';
-		break;
-	case S_IFBLK:
-		type = 'b';
-		break;
-	case S_IFIFO:
-		type = 'p';
-		break;
-	default:
-		skipped(f, e, "devtable",
-			S_ISLNK(e->mode)
-			    ? "a symlink, whose owner a device table "
-			      "cannot set"
-			    : "a socket, which a device table cannot make");
-		return 0;
-	}
-	if (inexpressible(e->rel, true)) {
-		skipped(f, e, "devtable",
-			"a name with a blank or a control character");
-		return 0;
-	}
-	fprintf(f, "/%s %c %o %u %u", e->rel, type, e->mode & 07777, e->uid,
-		e->gid);
-	if (type == 'c' || type == 'b')
-		fprintf(f, " %u %u - - -\n", major(e->rdev), minor(e->rdev));
-	else
-		fputs(" - - - - -\n", f);
-	return 0;
-}
-
-static int put_pseudo(FILE *f, const struct entry *e)
-{
-	bool dev = S_ISCHR(e->mode) || S_ISBLK(e->mode);
-
-	if (!differs(e))
-		return 0;
-	if (inexpressible(e->rel, false)) {
-		skipped(f, e, "squashfs-pseudo",
-			"a name with a control character");
-		return 0;
-	}
-	if (!*e->rel) {
-		/* mksquashfs takes no pseudo definition of the root; it has
-		 * options for it instead. */
-		fprintf(f,
-			"# the root: -root-mode %04o -root-uid %u "
-			"-root-gid %u\n",
-			e->mode & 07777, e->uid, e->gid);
-		return 0;
-	}
-	put_pseudo_name(f, e->rel);
-	if (dev && (faked_dev(e) || e->rdev != e->st->st_rdev))
-		fprintf(f, " %c %o %u %u %u %u\n", S_ISCHR(e->mode) ? 'c' : 'b',
-			e->mode & 07777, e->uid, e->gid, major(e->rdev),
-			minor(e->rdev));
-	else
-		fprintf(f, " m %o %u %u\n", e->mode & 07777, e->uid, e->gid);
-	return 0;
-}
-
 /* Byte order of names, so that the output does not depend on the order
  * readdir returns them in. */
 static int by_name(const FTSENT **a, const FTSENT **b)
 {
 	return strcmp((*a)->fts_name, (*b)->fts_name);
-}
-
-static void header(FILE *f, const struct xopts *o)
-{
-	switch (o->fmt) {
-	case FMT_MTREE:
-		fputs("#mtree\n", f);
-		break;
-	case FMT_DEVTABLE:
-		fputs("# fakeenv export: genext2fs -D / makedevs device table\n"
-		      "# <name> <type> <mode> <uid> <gid> <major> <minor> "
-		      "<start> <inc> <count>\n",
-		      f);
-		break;
-	case FMT_PSEUDO:
-		fputs("# fakeenv export: mksquashfs -pf pseudo definitions\n",
-		      f);
-		break;
-	}
 }
 
 /* Walk ROOT and print every entry.  Returns 0, or -1 after a message. */
@@ -411,9 +143,9 @@ static int walk(FILE *f, const struct fe_held *h, const struct xopts *o)
 		fe_msg(errno, "export: %s", o->root);
 		return -1;
 	}
-	header(f, o);
+	fe_xfmt_header(f, o->fmt);
 	while (r == 0) {
-		struct entry e;
+		struct fe_xentry e;
 
 		errno = 0;
 		p = fts_read(fts);
@@ -445,29 +177,53 @@ static int walk(FILE *f, const struct fe_held *h, const struct xopts *o)
 			r = -1;
 			continue;
 		}
-		e = (struct entry){
+		e = (struct fe_xentry){
 		    .rel = p->fts_level ? p->fts_path + base : "",
 		    .path = p->fts_path,
 		    .st = p->fts_statp,
 		};
 		view_of(h, o, &e);
-		switch (o->fmt) {
-		case FMT_MTREE:
-			r = put_mtree(f, &e);
-			break;
-		case FMT_DEVTABLE:
-			r = put_devtable(f, &e);
-			break;
-		case FMT_PSEUDO:
-			r = put_pseudo(f, &e);
-			break;
-		}
+		r = fe_xfmt_put(f, o->fmt, &e);
 	}
 	fts_close(fts);
 	return r;
 }
 
 /* ---- the command ---- */
+
+/* What the options leave to the environment and to defaults, and the
+ * combinations they refuse.  0, or 2 after the usage message. */
+static int settle(struct xopts *o)
+{
+	const char *sde;
+
+	if (o->root && !*o->root)
+		return usage("an empty ROOT", NULL);
+	if (!o->root)
+		o->root = ".";
+	if (o->state && o->load)
+		return usage("--state and -i do not go together", NULL);
+	if (o->state && !*o->state)
+		return usage("--state: empty directory name", NULL);
+	if (!o->state && !o->load) {
+		const char *env = getenv(FE_ENV_STATE);
+
+		if (!env || !*env)
+			return usage("which state?  Give --state DIR or "
+				     "-i FILE, or set ",
+				     FE_ENV_STATE);
+		o->state = env;
+	}
+	sde = getenv("SOURCE_DATE_EPOCH");
+	if (!o->clamp && sde && *sde) {
+		if (!parse_time(sde, &o->mtime))
+			return usage("SOURCE_DATE_EPOCH: not a number of "
+				     "seconds: ",
+				     sde);
+		o->clamp = true;
+	}
+	return 0;
+}
 
 static int parse(int argc, char **argv, struct xopts *o)
 {
@@ -482,7 +238,7 @@ static int parse(int argc, char **argv, struct xopts *o)
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
-	const char *fmt = NULL, *sde;
+	const char *fmt = NULL;
 	int c;
 
 	opterr = 0;
@@ -522,10 +278,7 @@ static int parse(int argc, char **argv, struct xopts *o)
 	}
 	if (!fmt)
 		return usage("--format is required", NULL);
-	for (o->fmt = 0; o->fmt < FE_ARRAY_LEN(fmt_names); o->fmt++)
-		if (!strcmp(fmt, fmt_names[o->fmt]))
-			break;
-	if (o->fmt == FE_ARRAY_LEN(fmt_names))
+	if (!fe_xfmt_by_name(fmt, &o->fmt))
 		return usage("unknown format (mtree, devtable or "
 			     "squashfs-pseudo): ",
 			     fmt);
@@ -533,32 +286,7 @@ static int parse(int argc, char **argv, struct xopts *o)
 		o->root = argv[optind++];
 	if (optind < argc)
 		return usage("one ROOT only, not also ", argv[optind]);
-	if (o->root && !*o->root)
-		return usage("an empty ROOT", NULL);
-	if (!o->root)
-		o->root = ".";
-	if (o->state && o->load)
-		return usage("--state and -i do not go together", NULL);
-	if (o->state && !*o->state)
-		return usage("--state: empty directory name", NULL);
-	if (!o->state && !o->load) {
-		const char *env = getenv(FE_ENV_STATE);
-
-		if (!env || !*env)
-			return usage("which state?  Give --state DIR or "
-				     "-i FILE, or set ",
-				     FE_ENV_STATE);
-		o->state = env;
-	}
-	sde = getenv("SOURCE_DATE_EPOCH");
-	if (!o->clamp && sde && *sde) {
-		if (!parse_time(sde, &o->mtime))
-			return usage("SOURCE_DATE_EPOCH: not a number of "
-				     "seconds: ",
-				     sde);
-		o->clamp = true;
-	}
-	return 0;
+	return settle(o);
 }
 
 int fe_export_main(int argc, char **argv)
