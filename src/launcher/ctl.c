@@ -20,6 +20,7 @@
 #include "journal/journal.h"
 #include "journal/unsaved.h"
 #include "session.h"
+#include "sockdir.h"
 #include "utils.h"
 
 static void usage(const char *cmd)
@@ -231,7 +232,7 @@ int fe_ctl_main(int argc, char **argv)
 	if (state) {
 		/* As a session's start checks it: what is there could be
 		 * another user's. */
-		fe_sess_check_state(state);
+		fe_sockdir_check_state(state);
 		sock = state_sock = fe_sess_state_sock(state);
 	} else {
 		sock = getenv(FE_ENV_SOCKET);

@@ -19,6 +19,7 @@
 #include "journal/journal.h"
 #include "journal/recheck.h"
 #include "session.h"
+#include "sockdir.h"
 #include "utils.h"
 
 struct fe_held {
@@ -70,7 +71,7 @@ static void sync_state(const char *dir)
 
 	/* As a session's start checks it: what is there could be another
 	 * user's. */
-	fe_sess_check_state(dir);
+	fe_sockdir_check_state(dir);
 	for (int tries = 0;; tries++) {
 		int r = checkpoint(sock);
 

@@ -24,6 +24,7 @@
 #include "held.h"
 #include "journal/journal.h"
 #include "session.h"
+#include "sockdir.h"
 #include "utils.h"
 
 #define USAGE "Usage: fakeenv ls [--state DIR] PATH...\n"
@@ -272,7 +273,7 @@ int fe_ls_main(int argc, char **argv)
 		}
 	}
 	if (state) {
-		fe_sess_check_state(state);
+		fe_sockdir_check_state(state);
 		if (!daemon_of(state, &s))
 			x = fe_held_open(state, NULL);
 	} else {

@@ -24,6 +24,7 @@
 #include "journal/journal.h"
 #include "journal/recheck.h"
 #include "session.h"
+#include "sockdir.h"
 #include "utils.h"
 
 typedef unsigned long long ull;
@@ -226,7 +227,7 @@ static int relocate(const char *old, const char *new, const char *state,
 
 	if (state) {
 		/* As a session's start checks it: we write into DIR. */
-		fe_sess_check_state(state);
+		fe_sockdir_check_state(state);
 		lock = fe_state_lock(state, true);
 		if (lock == -EWOULDBLOCK)
 			die("state relocate: a daemon runs on %s (it holds "

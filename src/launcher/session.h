@@ -65,12 +65,6 @@ int fe_sess_restart(struct fe_sess *s, const char *daemon,
  * -errno. */
 int fe_sess_connect(struct fe_sess *s, const char *path);
 
-/* Check the --state directory DIR before it is used: a directory of ours
- * that nobody else may write, in directories that nobody but root and us
- * may change (sticky ones aside, as /tmp, when what is below them is
- * ours).  Dies (125) naming the directory that fails. */
-void fe_sess_check_state(const char *dir);
-
 /* The socket of a --state directory (malloc'd). */
 char *fe_sess_state_sock(const char *dir);
 
