@@ -226,92 +226,120 @@ static void start_fail(struct fe_sess *s, int err, const char *fmt, ...)
 	exit(FE_EXIT_FAIL);
 }
 
-/* Bind s->sock, start DAEMON on it, connect and check it with STATS. */
-static void spawn(struct fe_sess *s, const char *daemon,
-		  const struct fe_sess_opts *o)
+/* A listening socket bound at s->sock (0600, whatever the umask). */
+static int listen_sock(struct fe_sess *s, const struct sockaddr_un *sa)
 {
-	struct sockaddr_un sa;
-	char fdbuf[16], linger[16], interval[16];
-	char *argv[20];
-	char **envp;
-	struct fe_req req = { .op = FE_OP_STATS, .version = FE_PROTO_VERSION };
-	struct fe_rep rep;
-	int lfd, argc = 0, r;
+	int lfd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
 	mode_t old_mask;
-	uid_t uid;
-	pid_t pid;
+	int r;
 
-	if (!fe_sockdir_addr(&sa, s->sock)) /* the callers checked the length */
-		start_fail(s, ENAMETOOLONG, "socket %s", s->sock);
-
-	lfd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
 	if (lfd < 0)
 		start_fail(s, errno, "cannot create a socket");
-	/* The socket file is made 0600 whatever the caller's umask: in a
-	 * --state directory others may search, no other user may connect
-	 * (they would only be refused, and fill the daemon's log). */
+	/* In a --state directory others may search, no other user may
+	 * connect (they would only be refused, and fill the daemon's
+	 * log). */
 	old_mask = umask(0177);
-	r = bind(lfd, (struct sockaddr *)&sa, sizeof(sa));
+	r = bind(lfd, (const struct sockaddr *)sa, sizeof(*sa));
 	umask(old_mask);
 	if (r < 0)
 		start_fail(s, errno, "cannot bind %s", s->sock);
 	if (listen(lfd, 128) < 0)
 		start_fail(s, errno, "cannot listen on %s", s->sock);
+	return lfd;
+}
 
-	snprintf(fdbuf, sizeof(fdbuf), "%d", DAEMON_LISTEN_FD);
-	snprintf(linger, sizeof(linger), "%u", o->linger);
-	snprintf(interval, sizeof(interval), "%u", o->interval);
-	argv[argc++] = (char *)daemon;
-	argv[argc++] = "--listen-fd";
-	argv[argc++] = fdbuf;
-	argv[argc++] = o->state ? "--state" : "--dir";
-	argv[argc++] = s->dir;
+/* fakeenvd's command line for s and o, and the strings it points to. */
+struct daemon_cmd {
+	char fd[16], linger[16], interval[16];
+	char *argv[20];
+};
+
+static void daemon_argv(struct daemon_cmd *c, const struct fe_sess *s,
+			const char *daemon, const struct fe_sess_opts *o)
+{
+	int argc = 0;
+
+	snprintf(c->fd, sizeof(c->fd), "%d", DAEMON_LISTEN_FD);
+	snprintf(c->linger, sizeof(c->linger), "%u", o->linger);
+	snprintf(c->interval, sizeof(c->interval), "%u", o->interval);
+	c->argv[argc++] = (char *)daemon;
+	c->argv[argc++] = "--listen-fd";
+	c->argv[argc++] = c->fd;
+	c->argv[argc++] = o->state ? "--state" : "--dir";
+	c->argv[argc++] = s->dir;
 	if (o->load) {
-		argv[argc++] = "--load";
-		argv[argc++] = (char *)o->load;
+		c->argv[argc++] = "--load";
+		c->argv[argc++] = (char *)o->load;
 	}
 	if (o->save) {
-		argv[argc++] = "--save";
-		argv[argc++] = (char *)o->save;
+		c->argv[argc++] = "--save";
+		c->argv[argc++] = (char *)o->save;
 	}
 	if (o->state) {
-		argv[argc++] = "--linger";
-		argv[argc++] = linger;
+		c->argv[argc++] = "--linger";
+		c->argv[argc++] = c->linger;
 	}
 	if (o->interval) {
-		argv[argc++] = "--checkpoint-interval";
-		argv[argc++] = interval;
+		c->argv[argc++] = "--checkpoint-interval";
+		c->argv[argc++] = c->interval;
 	}
 	if (o->unknown_is_real)
-		argv[argc++] = "--unknown-is-real";
+		c->argv[argc++] = "--unknown-is-real";
 	if (o->trace) {
-		argv[argc++] = "--trace";
-		argv[argc++] = (char *)o->trace;
+		c->argv[argc++] = "--trace";
+		c->argv[argc++] = (char *)o->trace;
 	}
-	argv[argc] = NULL;
-	envp = daemon_env();
+	c->argv[argc] = NULL;
+}
 
-	/* Connected before the daemon runs: the connection waits in the
-	 * backlog until the daemon accepts it (after it has loaded its
-	 * journal).  A daemon that refuses its journal removes the socket
-	 * as it leaves, so a connect after the fork could find no socket
-	 * and report that instead of the daemon's own message. */
+/*
+ * s->ctl connected before the daemon runs: the connection waits in the
+ * backlog until the daemon accepts it (after it has loaded its journal).
+ * A daemon that refuses its journal removes the socket as it leaves, so
+ * a connect after the fork could find no socket and report that instead
+ * of the daemon's own message.
+ */
+static void connect_early(struct fe_sess *s, const struct sockaddr_un *sa)
+{
+	uid_t uid;
+
 	s->ctl = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
 	if (s->ctl < 0)
 		start_fail(s, errno, "cannot start the daemon: socket");
-	if (connect(s->ctl, (struct sockaddr *)&sa, sizeof(sa)) < 0)
+	if (connect(s->ctl, (const struct sockaddr *)sa, sizeof(*sa)) < 0)
 		start_fail(s, errno, "cannot start the daemon: connect %s",
 			   s->sock);
 	if (!fe_sockdir_peer_ours(s->ctl, &uid))
-		start_fail(s, 0, "refused the daemon at %s: it runs as uid %u, "
+		start_fail(s, 0,
+			   "refused the daemon at %s: it runs as uid %u, "
 			   "not as you (uid %u)",
-			   s->sock, (unsigned)uid, (unsigned)fe_sockdir_real_uid());
+			   s->sock, (unsigned)uid,
+			   (unsigned)fe_sockdir_real_uid());
+}
 
+/* Bind s->sock, start DAEMON on it, connect and check it with STATS. */
+static void spawn(struct fe_sess *s, const char *daemon,
+		  const struct fe_sess_opts *o)
+{
+	struct fe_req req = { .op = FE_OP_STATS, .version = FE_PROTO_VERSION };
+	struct daemon_cmd cmd;
+	struct sockaddr_un sa;
+	struct fe_rep rep;
+	char **envp;
+	int lfd, r;
+	pid_t pid;
+
+	if (!fe_sockdir_addr(&sa, s->sock)) /* the callers checked the length */
+		start_fail(s, ENAMETOOLONG, "socket %s", s->sock);
+	lfd = listen_sock(s, &sa);
+	daemon_argv(&cmd, s, daemon, o);
+	envp = daemon_env();
+	connect_early(s, &sa);
 	pid = fork();
 	if (pid < 0)
 		start_fail(s, errno, "cannot start the daemon: fork");
 	if (pid == 0)
-		exec_daemon(lfd, daemon, argv, envp);
+		exec_daemon(lfd, daemon, cmd.argv, envp);
 	s->daemon = pid;
 	free(envp);
 	/* Now the daemon holds the only listening fd: if it dies, our
