@@ -243,8 +243,17 @@ static const char *moved_note(uint64_t n, char *buf, size_t size)
 	return buf;
 }
 
+void fe_load_say(int r, const char *msg, const char *what)
+{
+	if (r == -EBADMSG)
+		fe_log("%s; %s, the file is left as it is (see fakeenv fsck)",
+		       msg, what);
+	else
+		fe_log("%s", msg);
+}
+
 /* Read and check the journal at path into *buf and *v, with the refusal
- * logged (what: what is refused, "start" or "export").  0 or -errno. */
+ * logged (what: what it stops).  0 or -errno. */
 static int read_journal(const char *path, unsigned flags, const char *what,
 			unsigned char **buf, struct fe_jnl_view *v,
 			struct fe_load_stats *st)
@@ -254,12 +263,8 @@ static int read_journal(const char *path, unsigned flags, const char *what,
 	int r;
 
 	r = fe_jnl_load(path, flags, buf, &len, v, msg, sizeof(msg));
-	if (r == -EBADMSG)
-		fe_log("%s; refusing to %s, the file is left as it is (see "
-		       "fakeenv fsck)",
-		       msg, what);
-	else if (r < 0 && r != -ENOENT)
-		fe_log("%s", msg);
+	if (r < 0 && r != -ENOENT)
+		fe_load_say(r, msg, what);
 	if (r < 0)
 		return r;
 	st->loaded = v->nrec;

@@ -30,8 +30,8 @@ struct fe_load_stats {
  * is re-keyed.  Of two records at one key, one at its saved key takes it
  * over one re-keyed onto it, and one re-keyed onto a key already held is
  * dropped.  flags: FE_JNL_FOLLOW for a path the user gave (-i), 0 for
- * DIR/journal (journal/journal.h, fe_jnl_load()).  what names what a
- * refused journal stops, in its message ("start", "export").  Returns 0;
+ * DIR/journal (journal/journal.h, fe_jnl_load()).  what says what a
+ * refused journal stops, for fe_load_say().  Returns 0;
  * -ENOENT when there is no file (no message); -EBADMSG when the journal
  * is refused (a message naming the file and the problem is logged, the
  * file untouched); another -errno when it cannot be read or held (logged
@@ -39,5 +39,14 @@ struct fe_load_stats {
  */
 int fe_load_journal(struct fe_tab *t, const char *path, unsigned flags,
 		    const char *what, struct fe_load_stats *st);
+
+/*
+ * Say why a journal was not read: msg is what fe_jnl_load() (which
+ * returned r) wrote; a refused journal (-EBADMSG) also says what that
+ * stops (what: "refusing to start", "nothing relocated") and that the
+ * file is left as it is for fakeenv fsck.  The one wording of a refusal,
+ * for the daemon and for every command that reads a journal.
+ */
+void fe_load_say(int r, const char *msg, const char *what);
 
 #endif

@@ -67,7 +67,8 @@ int fe_state_load(struct fe_srv *s, const char *path,
 int fe_state_load_flags(struct fe_srv *s, const char *path, unsigned flags,
 			struct fe_load_stats *st)
 {
-	int r = fe_load_journal(&s->tab, path, flags, "start", st);
+	int r = fe_load_journal(&s->tab, path, flags, "refusing to start",
+				st);
 
 	s->orphans += st->orphans;
 	return r;

@@ -19,7 +19,7 @@
 #include "load.h"
 #include "serve.h"
 
-/* fe_load_journal() into s's table, refusing to "start", and s->orphans
+/* fe_load_journal() into s's table ("refusing to start"), and s->orphans
  * counts the orphans it kept. */
 int fe_state_load(struct fe_srv *s, const char *path,
 		  struct fe_load_stats *st);

@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "daemon/load.h"
 #include "fakeenv/env.h"
 #include "journal/journal.h"
 #include "journal/unsaved.h"
@@ -105,8 +106,7 @@ static int status_offline(const char *dir)
 		return 0;
 	}
 	if (r < 0) {
-		fe_msg(0, "%s%s", msg,
-		       r == -EBADMSG ? " (see fakeenv fsck)" : "");
+		fe_load_say(r, msg, "its records are not counted");
 		free(path);
 		return 1;
 	}

@@ -308,7 +308,7 @@ int fe_export_main(int argc, char **argv)
 		fe_msg(0, "export: %s: not a directory", o.root);
 		return FE_EXIT_FAIL;
 	}
-	h = fe_held_open(o.state, o.load);
+	h = fe_held_open(o.state, o.load, "refusing to export");
 	if (o.out) {
 		f = fopen(o.out, "w");
 		if (!f) {

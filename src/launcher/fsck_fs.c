@@ -16,6 +16,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "daemon/load.h"
 #include "fakeenv/map.h"
 #include "journal/journal.h"
 #include "journal/recheck.h"
@@ -151,8 +152,7 @@ int fe_fsck_against_fs(const char *state, const char *file)
 	r = fe_jnl_load(jpath, state ? 0 : FE_JNL_FOLLOW, &buf, &len, &v, msg,
 			sizeof(msg));
 	if (r) {
-		fe_msg(0, "%s%s", msg,
-		       r == -EBADMSG ? " (see fakeenv fsck)" : "");
+		fe_load_say(r, msg, "nothing checked against the files");
 		free(jpath);
 		return 2;
 	}

@@ -90,7 +90,8 @@ static void sync_state(const char *dir)
 	free(sock);
 }
 
-struct fe_held *fe_held_open(const char *state, const char *file)
+struct fe_held *fe_held_open(const char *state, const char *file,
+			     const char *what)
 {
 	struct fe_held *h = xmalloc(sizeof(*h));
 	struct fe_load_stats st;
@@ -106,8 +107,8 @@ struct fe_held *fe_held_open(const char *state, const char *file)
 	r = fe_tab_init(&h->tab, 0);
 	if (r < 0)
 		die("journal %s: %s", jpath, strerror(-r));
-	r = fe_load_journal(&h->tab, jpath, state ? 0 : FE_JNL_FOLLOW,
-			      "export", &st);
+	r = fe_load_journal(&h->tab, jpath, state ? 0 : FE_JNL_FOLLOW, what,
+			    &st);
 	if (r == -ENOENT)
 		fe_msg(ENOENT, "journal %s", jpath);
 	if (r < 0)

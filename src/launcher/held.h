@@ -20,9 +20,11 @@ struct fe_held;
  * Load the records of the --state directory state (a daemon serving it
  * writes its journal first; one leaving or starting is waited for) or,
  * with state NULL, of the journal file file.  Dies (125) when the journal
- * is missing, cannot be read or is refused.
+ * is missing, cannot be read or is refused (what: what that stops, as
+ * fe_load_say() says it).
  */
-struct fe_held *fe_held_open(const char *state, const char *file);
+struct fe_held *fe_held_open(const char *state, const char *file,
+			     const char *what);
 
 /*
  * The view of the file at path (its real lstat st) into *v, as a

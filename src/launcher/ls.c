@@ -275,7 +275,7 @@ int fe_ls_main(int argc, char **argv)
 	if (state) {
 		fe_sockdir_check_state(state);
 		if (!daemon_of(state, &s))
-			x = fe_held_open(state, NULL);
+			x = fe_held_open(state, NULL, "nothing listed");
 	} else {
 		int r = fe_sess_connect(&s, sock);
 

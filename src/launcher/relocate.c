@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "common/util.h"
+#include "daemon/load.h"
 #include "fakeenv/env.h"
 #include "fakeenv/proto.h"
 #include "journal/journal.h"
@@ -307,11 +308,10 @@ static int relocate(const char *old, const char *new, const char *state,
 			sizeof(msg));
 	if (r == -ENOENT)
 		die("state relocate: journal %s: no such file", jpath);
-	if (r < 0)
-		die("%s%s", msg,
-		    r == -EBADMSG ? "; nothing relocated, the file is left "
-				    "as it is (see fakeenv fsck)"
-				  : "");
+	if (r < 0) {
+		fe_load_say(r, msg, "nothing relocated");
+		exit(FE_EXIT_FAIL);
+	}
 	plan(&c, &v, old, new);
 	if (!c.moved) {
 		printf("no record under %s in %s: nothing changed\n", old,
