@@ -258,11 +258,9 @@ static int checkpoint_offline(const char *state)
 static void do_checkpoint(struct fe_sess *s, const char *where,
 			  const char *state)
 {
-	struct fe_req req = { .op = FE_OP_CHECKPOINT,
-			      .version = FE_PROTO_VERSION };
 	struct fe_status st;
 	struct fe_rep rep;
-	int r = fe_sess_call(s, &req, &rep);
+	int r = fe_sess_checkpoint(s, &rep);
 
 	if (r == -ENOENT)
 		die("checkpoint: this session keeps its state in memory only "
@@ -326,20 +324,11 @@ int fe_ctl_main(int argc, char **argv)
 	return 0;
 }
 
-/* CHECKPOINT on s: 0 or -errno. */
-static int checkpoint(struct fe_sess *s)
-{
-	struct fe_req req = { .op = FE_OP_CHECKPOINT,
-			      .version = FE_PROTO_VERSION };
-	struct fe_rep rep;
-
-	return fe_sess_call(s, &req, &rep);
-}
-
 bool fe_ctl_prev_lost(struct fe_sess *s, const char *dir)
 {
 	char line[PATH_MAX + 256];
 	struct fe_status st;
+	struct fe_rep rep;
 	int r;
 
 	if (fe_sess_status(s, &st) < 0 || !(st.flags & FE_S_PREV_LOST))
@@ -347,7 +336,7 @@ bool fe_ctl_prev_lost(struct fe_sess *s, const char *dir)
 	say_unsaved(line, sizeof(line), dir, st.prev_time, st.prev_changes,
 		    st.prev_err);
 	fe_msg(0, "%s", line);
-	r = checkpoint(s);
+	r = fe_sess_checkpoint(s, &rep);
 	if (r < 0)
 		fe_msg(-r, "%s/journal cannot be written now either "
 		       "(%s/%s stays)", dir, dir, FE_UNSAVED_NAME);
@@ -357,6 +346,7 @@ bool fe_ctl_prev_lost(struct fe_sess *s, const char *dir)
 int fe_ctl_state_end(struct fe_sess *s, const char *dir, int status)
 {
 	struct fe_status st;
+	struct fe_rep rep;
 	char t[64];
 	int r;
 
@@ -364,7 +354,7 @@ int fe_ctl_state_end(struct fe_sess *s, const char *dir, int status)
 	    !st.unsaved)
 		return status;
 	/* CMD is done: one more try, which also says what fails now. */
-	r = checkpoint(s);
+	r = fe_sess_checkpoint(s, &rep);
 	if (r == 0)
 		return status;
 	if (fe_sess_status(s, &st) < 0)

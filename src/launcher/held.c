@@ -47,15 +47,13 @@ static bool lock_held(const char *dir)
 /* One CHECKPOINT request to the daemon at sock.  0 or -errno. */
 static int checkpoint(const char *sock)
 {
-	struct fe_req req = {.op = FE_OP_CHECKPOINT,
-			     .version = FE_PROTO_VERSION};
 	struct fe_rep rep;
 	struct fe_sess s;
 	int r = fe_sess_connect(&s, sock);
 
 	if (r < 0)
 		return r;
-	r = fe_sess_call(&s, &req, &rep);
+	r = fe_sess_checkpoint(&s, &rep);
 	close(s.ctl);
 	return r;
 }

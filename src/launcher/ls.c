@@ -217,15 +217,13 @@ static int read_rec(const struct fe_held *h, const char *path,
 /* Whether a daemon answers at DIR's socket: s is then connected. */
 static bool daemon_of(const char *dir, struct fe_sess *s)
 {
-	struct fe_req req = { .op = FE_OP_STATS, .version = FE_PROTO_VERSION };
-	struct fe_rep rep;
 	char *sock = fe_sess_state_sock(dir);
 	int r = fe_sess_connect(s, sock);
 
 	free(sock);
 	if (r < 0)
 		return false;
-	if (fe_sess_call(s, &req, &rep) < 0) {
+	if (fe_sess_ping(s) < 0) {
 		close(s->ctl);
 		s->ctl = -1;
 		return false;

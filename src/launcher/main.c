@@ -443,10 +443,8 @@ static int restart_daemon(void *arg)
  * gone).  A failure turns a successful run into 125: state was lost. */
 static int save_now(struct fe_sess *sess, const char *file, int status)
 {
-	struct fe_req req = { .op = FE_OP_CHECKPOINT,
-			      .version = FE_PROTO_VERSION };
 	struct fe_rep rep;
-	int r = fe_sess_call(sess, &req, &rep);
+	int r = fe_sess_checkpoint(sess, &rep);
 
 	if (r == 0)
 		return status;

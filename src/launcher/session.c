@@ -321,10 +321,8 @@ static void connect_early(struct fe_sess *s, const struct sockaddr_un *sa)
 static void spawn(struct fe_sess *s, const char *daemon,
 		  const struct fe_sess_opts *o)
 {
-	struct fe_req req = { .op = FE_OP_STATS, .version = FE_PROTO_VERSION };
 	struct daemon_cmd cmd;
 	struct sockaddr_un sa;
-	struct fe_rep rep;
 	char **envp;
 	int lfd, r;
 	pid_t pid;
@@ -346,7 +344,7 @@ static void spawn(struct fe_sess *s, const char *daemon,
 	 * pending connection is reset and the STATS below fails. */
 	close(lfd);
 
-	r = fe_sess_call(s, &req, &rep);
+	r = fe_sess_ping(s);
 	if (r < 0)
 		fe_sess_fail(s, daemon, -r);
 }
@@ -401,15 +399,13 @@ char *fe_sess_state_sock(const char *dir)
 /* Join the daemon serving s->sock, if one answers.  True when joined. */
 static bool join(struct fe_sess *s)
 {
-	struct fe_req req = { .op = FE_OP_STATS, .version = FE_PROTO_VERSION };
-	struct fe_rep rep;
 	struct fe_sess t;
 
 	if (fe_sess_connect(&t, s->sock) < 0)
 		return false;
 	/* A daemon that is leaving resets our pending connection: the
 	 * caller then starts a new one. */
-	if (fe_sess_call(&t, &req, &rep) < 0) {
+	if (fe_sess_ping(&t) < 0) {
 		close(t.ctl);
 		return false;
 	}
@@ -605,6 +601,22 @@ int fe_sess_call_data(struct fe_sess *s, const struct fe_req *req,
 		return -EPROTO;
 	*got = (size_t)n - sizeof(*rep);
 	return rep->err;
+}
+
+int fe_sess_ping(struct fe_sess *s)
+{
+	struct fe_req req = { .op = FE_OP_STATS, .version = FE_PROTO_VERSION };
+	struct fe_rep rep;
+
+	return fe_sess_call(s, &req, &rep);
+}
+
+int fe_sess_checkpoint(struct fe_sess *s, struct fe_rep *rep)
+{
+	struct fe_req req = { .op = FE_OP_CHECKPOINT,
+			      .version = FE_PROTO_VERSION };
+
+	return fe_sess_call(s, &req, rep);
 }
 
 int fe_sess_attach(struct fe_sess *s, pid_t pid, pid_t pgid)

@@ -84,6 +84,14 @@ int fe_sess_call_data(struct fe_sess *s, const struct fe_req *req,
 		      const void *tail, struct fe_rep *rep, void *data,
 		      size_t size, size_t *got);
 
+/* STATS, to see that the daemon on s answers: 0 or -errno. */
+int fe_sess_ping(struct fe_sess *s);
+
+/* CHECKPOINT: the journal is written when it returns 0 (rep->count[0]
+ * records, count[1] bytes); -ENOENT for a session without one, else
+ * -errno. */
+int fe_sess_checkpoint(struct fe_sess *s, struct fe_rep *rep);
+
 /* Tell the daemon which process (PID) and group (PGID, 0 for none) to kill
  * if the launcher dies.  Returns 0 or -errno. */
 int fe_sess_attach(struct fe_sess *s, pid_t pid, pid_t pgid);
