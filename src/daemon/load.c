@@ -62,7 +62,7 @@ static size_t base_of(const char *path, size_t len)
  * walks every component, and the walk is most of a load (the kernel's
  * dentry lookups in perf).  A directory that cannot be opened falls back
  * to the absolute path.  The rule itself is fe_jnl_rec_place()
- * (src/journal/recheck.c), shared with `fakeenv export` and fsck.
+ * (src/journal/recheck.c), shared with fsck --against-fs.
  */
 static void *locate_range(void *arg)
 {

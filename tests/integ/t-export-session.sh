@@ -5,8 +5,9 @@
 # with records a checkpoint never writes in that order: a relocated record
 # and a filesystem renumbered since (both re-keyed) before a record already
 # at their key (the later one holds the key), the same after it (the
-# re-keyed one is dropped), a key past 32 bits, a stale birth time, a
-# record without a birth time, a faked device.
+# re-keyed one is dropped), a key past 32 bits (dropped, and the rest
+# still load), a stale birth time, a record without
+# a birth time, a faked device.
 . "$(dirname "$0")/lib.sh"
 
 mkdir -p r/sub
@@ -76,4 +77,8 @@ check_eq "the session's view" "$(cat sess.view)" ". 0 0 0755 dir -
 ./sub/x 1 2 0644 file -"
 check_match "the load's counts" "$(cat sess.err)" \
 	"journal $W/j: 14 records: 12 kept, 2 re-keyed \(st_dev changed\), 1 relocated \(found at their new paths\), 2 dropped"
+# fsck --against-fs says the same of the record no table can hold.
+out=$(as_user "$FE" fsck --against-fs "$W/j" 2>&1)
+check_match "fsck: the st_dev past 32 bits" "$out" \
+	"$W/r/gone: bad device number: an st_dev of 0x100000001, which no filesystem has; the load drops it"
 done_testing
