@@ -6,8 +6,8 @@
 # and a filesystem renumbered since (both re-keyed) before a record already
 # at their key (the later one holds the key), the same after it (the
 # re-keyed one is dropped), a key past 32 bits (dropped, and the rest
-# still load), a stale birth time, a record without
-# a birth time, a faked device.
+# still load), a stale birth time, a record without a birth time, a faked
+# device.
 . "$(dirname "$0")/lib.sh"
 
 mkdir -p r/sub
