@@ -20,7 +20,7 @@
 #include "fakeenv/map.h"
 #include "journal/journal.h"
 #include "journal/recheck.h"
-#include "relocate.h"
+#include "sockdir.h"
 #include "utils.h"
 
 typedef unsigned long long ull;
@@ -135,7 +135,7 @@ int fe_fsck_against_fs(const char *state, const char *file)
 	int r;
 
 	if (state) {
-		int lock = fe_state_lock(state, false);
+		int lock = fe_sockdir_lock_state(state, false);
 
 		if (lock == -EWOULDBLOCK)
 			fe_msg(0,

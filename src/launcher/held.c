@@ -9,7 +9,6 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -27,21 +26,14 @@ struct fe_held {
 };
 
 /* Whether a daemon holds DIR/lock: one is alive in DIR (starting, serving
- * or writing its last journal). */
+ * or writing its last journal).  Held for no longer than the look. */
 static bool lock_held(const char *dir)
 {
-	char *path = xasprintf("%s/lock", dir);
-	/* O_NONBLOCK: a FIFO there must not hang us in open. */
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
-	int held = 0;
+	int fd = fe_sockdir_lock_state(dir, false);
 
-	free(path);
-	if (fd < 0)
-		return false;
-	if (flock(fd, LOCK_SH | LOCK_NB) < 0)
-		held = errno == EWOULDBLOCK;
-	close(fd);
-	return held;
+	if (fd >= 0)
+		close(fd);
+	return fd == -EWOULDBLOCK;
 }
 
 /* One CHECKPOINT request to the daemon at sock.  0 or -errno. */

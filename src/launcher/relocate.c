@@ -87,28 +87,6 @@ static char *absolute(const char *p)
 	return out;
 }
 
-int fe_state_lock(const char *dir, bool create)
-{
-	char *path = xasprintf("%s/lock", dir);
-	/* As the daemon opens it (src/daemon/main.c); O_NONBLOCK so that
-	 * a FIFO put there cannot hang us. */
-	int fd = open(path,
-		      O_RDWR | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK |
-			  (create ? O_CREAT : 0),
-		      0600);
-	int r;
-
-	free(path);
-	if (fd < 0)
-		return -errno;
-	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
-		r = -errno;
-		close(fd);
-		return r;
-	}
-	return fd;
-}
-
 struct reloc {
 	const struct fe_jnl_view *v;
 	const char *old; /* cleaned OLD, "" for "/" */
@@ -224,7 +202,7 @@ static int lock_state(const char *state, int *dfd)
 
 	/* As a session's start checks it: we write into DIR. */
 	fe_sockdir_check_state(state);
-	lock = fe_state_lock(state, true);
+	lock = fe_sockdir_lock_state(state, true);
 	if (lock == -EWOULDBLOCK)
 		die("state relocate: a daemon runs on %s (it holds "
 		    "%s/lock): end its session, and let it linger "

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
+#include <sys/file.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -277,4 +278,26 @@ void fe_sockdir_check_state(const char *dir)
 		    dir, (unsigned)(st.st_mode & 07777));
 	if (secure_path(dir, why, sizeof(why)) < 0)
 		die("state directory %s: %s", dir, why);
+}
+
+int fe_sockdir_lock_state(const char *dir, bool create)
+{
+	char *path = xasprintf("%s/lock", dir);
+	/* As the daemon opens it (src/daemon/main.c); O_NONBLOCK so that
+	 * a FIFO put there cannot hang us. */
+	int fd = open(path,
+		      O_RDWR | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK |
+			  (create ? O_CREAT : 0),
+		      0600);
+	int r;
+
+	free(path);
+	if (fd < 0)
+		return -errno;
+	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+		r = -errno;
+		close(fd);
+		return r;
+	}
+	return fd;
 }

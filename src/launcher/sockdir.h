@@ -49,4 +49,13 @@ char *fe_sockdir_make(void);
  * ours).  Dies (125) naming the directory that fails. */
 void fe_sockdir_check_state(const char *dir);
 
+/*
+ * Take DIR/lock, the lock a daemon holds for its whole life (made, 0600,
+ * when create and missing), without waiting: returns its fd, held until
+ * closed (a daemon starting meanwhile waits for it), -EWOULDBLOCK when a
+ * daemon holds it, -ENOENT when it is missing and !create, or another
+ * -errno.
+ */
+int fe_sockdir_lock_state(const char *dir, bool create);
+
 #endif
