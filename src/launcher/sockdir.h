@@ -1,8 +1,8 @@
 /*
  * Where a session's socket lives and whom what we connect to belongs to:
- * the private socket directory, the --state directory's checks, and the
- * daemon's user.  For the session's start (session.c) and for every
- * command that reads a --state directory.
+ * the private socket directory, the --state directory's checks and its
+ * lock, and the daemon's user.  For the session's start (session.c) and
+ * for every command that reads a --state directory.
  */
 #ifndef FE_LAUNCHER_SOCKDIR_H
 #define FE_LAUNCHER_SOCKDIR_H
