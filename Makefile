@@ -89,7 +89,11 @@ $(SHIM): $(SHIM_OBJ) $(COMMON_OBJ)
 $(DAEMON): $(DAEMON_OBJ) $(JOURNAL_OBJ) $(COMMON_OBJ)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^
 
-$(LAUNCHER): $(LAUNCHER_OBJ) $(JOURNAL_OBJ) $(COMMON_OBJ)
+# export and ls read a journal through the daemon's own load (the table,
+# its strings, the load), so that they show what a session shows.
+DAEMON_LOAD := $(call obj,src/daemon/table.c src/daemon/arena.c src/daemon/shm.c \
+	src/daemon/load.c)
+$(LAUNCHER): $(LAUNCHER_OBJ) $(DAEMON_LOAD) $(JOURNAL_OBJ) $(COMMON_OBJ)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^
 
 $(BUILD)/tests/unit/%: $(BUILD)/obj/tests/unit/%.o $(DAEMON_LIB) $(JOURNAL_OBJ) \
@@ -117,9 +121,11 @@ $(BUILD)/tests/static/%: tests/integ/helpers/%.c tests/integ/helpers/helper.h \
 	$(CC) $(STATIC_CFLAGS) -static -include tests/integ/helpers/static.h \
 		$(LDFLAGS) -o $@ $< -lpthread
 
-# jdump reads journals with the journal code, as the unit tests do (and
-# with their sanitizers in `make asan`); it never runs in a session.
-$(BUILD)/tests/helpers/jdump: $(BUILD)/obj/tests/integ/helpers/jdump.o \
+# jdump reads journals and mkjnl writes them with the journal code, as
+# the unit tests do (and with their sanitizers in `make asan`); they never
+# run in a session.
+$(BUILD)/tests/helpers/jdump $(BUILD)/tests/helpers/mkjnl: \
+		$(BUILD)/tests/helpers/%: $(BUILD)/obj/tests/integ/helpers/%.o \
 		$(JOURNAL_OBJ) $(COMMON_OBJ)
 	@mkdir -p $(@D)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^

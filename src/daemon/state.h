@@ -1,6 +1,6 @@
 /*
- * The daemon's side of the journal: loading one into the table at start,
- * with every record checked against the filesystem, and writing the table
+ * The daemon's side of the journal: loading one into the table at start
+ * (load.h's load, with the server's counts), and writing the table
  * out without stalling clients: the loop takes a snapshot (a copy of
  * the records' fixed fields, the only pause clients see; the paths are
  * read where the table keeps them, pinned meanwhile) and a thread
@@ -16,27 +16,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "load.h"
 #include "serve.h"
 
-/* What a load did. */
-struct fe_load_stats {
-	uint64_t loaded;  /* records in the journal */
-	uint64_t rekeyed; /* kept under a new (dev, ino): st_dev changed,
-			     or relocated */
-	uint64_t moved;	  /* of those, relocated (found by their path) */
-	uint64_t dropped; /* gone, replaced, or with no path to check */
-	uint64_t bytes;   /* size of the journal */
-};
-
-/*
- * Load the journal at path into s's table (empty, or holding records the
- * journal's replace).  Each record is checked by its path: a file that is
- * gone or is no longer the same inode (same st_dev, other inode number,
- * type or birth time) is dropped; one whose st_dev changed is re-keyed.
- * Returns 0; -ENOENT when there is no file; -EBADMSG when the journal is
- * refused (a message naming the file and the problem is logged, the file
- * untouched); another -errno when it cannot be read (logged too).
- */
+/* fe_load_journal() into s's table ("refusing to start"), and s->orphans
+ * counts the orphans it kept. */
 int fe_state_load(struct fe_srv *s, const char *path,
 		  struct fe_load_stats *st);
 

@@ -15,11 +15,11 @@
 
 bool fe_jnl_type_ok(uint32_t jmode, uint32_t jflags, uint32_t real_mode)
 {
-	uint32_t want = jmode & S_IFMT, got = real_mode & S_IFMT;
-
-	if (jflags & FE_JNL_DEV_SET)
-		return got == S_IFREG || got == want;
-	return got == want;
+	/* The session's rule, birth times left out: the caller compares
+	 * those against the key the record goes under. */
+	return !fe_rec_stale(jmode,
+			     (jflags & FE_JNL_DEV_SET) ? FE_REC_DEV_SET : 0, 0,
+			     real_mode, 0);
 }
 
 /*
@@ -223,6 +223,10 @@ void fe_jnl_rec_place(const struct fe_jnl_rec *r,
 		fe_jnl_rec_key(r, m, &p->dev, &p->ino);
 		p->btag = r->btag;
 		p->fate = p->dev != r->dev ? FE_JNL_REKEYED : FE_JNL_KEPT;
+		/* A filesystem not found again keeps its saved st_dev, which
+		 * may be one no table holds (nor any file has). */
+		if (p->dev > FE_DEV_MAX)
+			p->fate = FE_JNL_BADDEV;
 		return;
 	}
 	p->fate = FE_JNL_GONE;

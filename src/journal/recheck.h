@@ -34,8 +34,8 @@ struct fe_jnl_seen {
 
 /*
  * Whether a file of real type real_mode & S_IFMT can carry a record of
- * mode jmode and flags jflags: the same type, or, for a faked device
- * (FE_JNL_DEV_SET), a regular file (its real form) or the faked type.
+ * mode jmode and flags jflags: fakeenv/map.h's fe_rec_stale() for a
+ * journal record, birth times aside.
  */
 bool fe_jnl_type_ok(uint32_t jmode, uint32_t jflags, uint32_t real_mode);
 
@@ -128,7 +128,8 @@ enum fe_jnl_fate {
 	FE_JNL_GONE,	 /* nothing at its path, or no absolute path */
 	FE_JNL_REPLACED, /* another inode (or birth time) at its path */
 	FE_JNL_RETYPED,	 /* a file of another type at its path */
-	FE_JNL_BADDEV,	 /* a faked st_rdev no Linux mknod can make */
+	FE_JNL_BADDEV,	 /* a faked st_rdev no Linux mknod can make, or
+			    a key's st_dev no table holds */
 };
 
 /* Whether a record of fate f is kept. */

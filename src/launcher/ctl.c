@@ -16,10 +16,13 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "daemon/load.h"
+#include "fakeenv/daemon.h"
 #include "fakeenv/env.h"
 #include "journal/journal.h"
 #include "journal/unsaved.h"
 #include "session.h"
+#include "sockdir.h"
 #include "utils.h"
 
 static void usage(const char *cmd)
@@ -77,7 +80,7 @@ static int read_unsaved(const char *dir, struct fe_unsaved *u)
 /* status with no daemon: what the journal on disk holds. */
 static int status_offline(const char *dir)
 {
-	char *path = xasprintf("%s/journal", dir), msg[PATH_MAX + 512], t[64];
+	char *path = xasprintf("%s/" FE_DIR_JOURNAL, dir), msg[PATH_MAX + 512], t[64];
 	struct fe_jnl_view v;
 	unsigned char *buf;
 	size_t len;
@@ -104,8 +107,7 @@ static int status_offline(const char *dir)
 		return 0;
 	}
 	if (r < 0) {
-		fe_msg(0, "%s%s", msg,
-		       r == -EBADMSG ? " (see fakeenv fsck)" : "");
+		fe_load_say(r, msg, "its records are not counted");
 		free(path);
 		return 1;
 	}
@@ -196,18 +198,17 @@ static void print_status(const char *where, const char *state,
 		       (unsigned long long)st->linger);
 }
 
-int fe_ctl_main(int argc, char **argv)
+/* The --state directory of cmd's command line (or $FAKEENV_STATE), or
+ * NULL; dies (2) on a bad argument. */
+static const char *parse(int argc, char **argv, const char *cmd)
 {
 	static const struct option longs[] = {
 		{ "state", required_argument, NULL, 's' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *cmd = argv[0], *state = NULL, *sock;
-	bool is_status = !strcmp(cmd, "status");
-	struct fe_sess s;
-	char *state_sock = NULL;
-	int c, r;
+	const char *state = NULL;
+	int c;
 
 	opterr = 0;
 	optind = 1;
@@ -228,10 +229,72 @@ int fe_ctl_main(int argc, char **argv)
 	}
 	if (!state && getenv(FE_ENV_STATE) && *getenv(FE_ENV_STATE))
 		state = getenv(FE_ENV_STATE);
+	return state;
+}
+
+/* checkpoint of a --state directory with no daemon: there is nothing to
+ * write, as a daemon that left wrote its journal as it went, or said in
+ * DIR/unsaved that it could not.  The exit status. */
+static int checkpoint_offline(const char *state)
+{
+	struct fe_unsaved u;
+
+	if (read_unsaved(state, &u)) {
+		char line[PATH_MAX + 256];
+
+		say_unsaved(line, sizeof(line), state, u.time, u.changes,
+			    u.err);
+		fe_msg(0, "checkpoint: no daemon is running for %s, and %s",
+		       state, line);
+		return 1;
+	}
+	printf("no daemon is running for %s: its journal is already on "
+	       "disk\n",
+	       state);
+	return 0;
+}
+
+/* CHECKPOINT on s (at where, of the --state directory state or NULL);
+ * dies when it fails. */
+static void do_checkpoint(struct fe_sess *s, const char *where,
+			  const char *state)
+{
+	struct fe_status st;
+	struct fe_rep rep;
+	int r = fe_sess_checkpoint(s, &rep);
+
+	if (r == -ENOENT)
+		die("checkpoint: this session keeps its state in memory only "
+		    "(start it with -s FILE or --state DIR)");
+	if (r < 0) {
+		if (fe_sess_status(s, &st) == 0 &&
+		    st.fail_what == FE_FAIL_REPLACED)
+			die("checkpoint: %s is no longer the directory its "
+			    "daemon locked (removed or made again): %llu "
+			    "changes are not written",
+			    state ? state : where,
+			    (unsigned long long)st.unsaved);
+		die("checkpoint: %s", strerror(-r));
+	}
+	printf("checkpoint: %llu records, %llu bytes\n",
+	       (unsigned long long)rep.count[0],
+	       (unsigned long long)rep.count[1]);
+}
+
+int fe_ctl_main(int argc, char **argv)
+{
+	const char *cmd = argv[0], *state, *sock;
+	bool is_status = !strcmp(cmd, "status");
+	char *state_sock = NULL;
+	struct fe_status st;
+	struct fe_sess s;
+	int r;
+
+	state = parse(argc, argv, cmd);
 	if (state) {
 		/* As a session's start checks it: what is there could be
 		 * another user's. */
-		fe_sess_check_state(state);
+		fe_sockdir_check_state(state);
 		sock = state_sock = fe_sess_state_sock(state);
 	} else {
 		sock = getenv(FE_ENV_SOCKET);
@@ -241,87 +304,32 @@ int fe_ctl_main(int argc, char **argv)
 			    cmd, FE_ENV_STATE);
 	}
 	r = fe_sess_connect(&s, sock);
-	if (r < 0) {
-		if (state && is_status && (r == -ENOENT || r == -ECONNREFUSED)) {
-			r = status_offline(state);
-			free(state_sock);
-			return r;
-		}
-		if (state && (r == -ENOENT || r == -ECONNREFUSED)) {
-			struct fe_unsaved u;
-
-			/* Nothing to write: a daemon that left wrote its
-			 * journal as it went, or said in DIR/unsaved that
-			 * it could not. */
-			if (read_unsaved(state, &u)) {
-				char line[PATH_MAX + 256];
-
-				say_unsaved(line, sizeof(line), state, u.time,
-					    u.changes, u.err);
-				fe_msg(0, "checkpoint: no daemon is running "
-				       "for %s, and %s", state, line);
-				free(state_sock);
-				return 1;
-			}
-			printf("no daemon is running for %s: its journal is "
-			       "already on disk\n", state);
-			free(state_sock);
-			return 0;
-		}
-		die("%s: no daemon at %s: %s", cmd, sock, strerror(-r));
+	if (r < 0 && state && (r == -ENOENT || r == -ECONNREFUSED)) {
+		r = is_status ? status_offline(state)
+			      : checkpoint_offline(state);
+		free(state_sock);
+		return r;
 	}
+	if (r < 0)
+		die("%s: no daemon at %s: %s", cmd, sock, strerror(-r));
 	if (is_status) {
-		struct fe_status st;
-
 		r = fe_sess_status(&s, &st);
 		if (r < 0)
 			die("status: %s: %s", sock, strerror(-r));
 		print_status(state ? state : sock, state, &st);
 	} else {
-		struct fe_req req = { .op = FE_OP_CHECKPOINT,
-				      .version = FE_PROTO_VERSION };
-		struct fe_rep rep;
-
-		r = fe_sess_call(&s, &req, &rep);
-		if (r == -ENOENT)
-			die("checkpoint: this session keeps its state in "
-			    "memory only (start it with -s FILE or --state "
-			    "DIR)");
-		if (r < 0) {
-			struct fe_status st;
-
-			if (fe_sess_status(&s, &st) == 0 &&
-			    st.fail_what == FE_FAIL_REPLACED)
-				die("checkpoint: %s is no longer the directory "
-				    "its daemon locked (removed or made "
-				    "again): %llu changes are not written",
-				    state ? state : sock,
-				    (unsigned long long)st.unsaved);
-			die("checkpoint: %s", strerror(-r));
-		}
-		printf("checkpoint: %llu records, %llu bytes\n",
-		       (unsigned long long)rep.count[0],
-		       (unsigned long long)rep.count[1]);
+		do_checkpoint(&s, sock, state);
 	}
 	close(s.ctl);
 	free(state_sock);
 	return 0;
 }
 
-/* CHECKPOINT on s: 0 or -errno. */
-static int checkpoint(struct fe_sess *s)
-{
-	struct fe_req req = { .op = FE_OP_CHECKPOINT,
-			      .version = FE_PROTO_VERSION };
-	struct fe_rep rep;
-
-	return fe_sess_call(s, &req, &rep);
-}
-
 bool fe_ctl_prev_lost(struct fe_sess *s, const char *dir)
 {
 	char line[PATH_MAX + 256];
 	struct fe_status st;
+	struct fe_rep rep;
 	int r;
 
 	if (fe_sess_status(s, &st) < 0 || !(st.flags & FE_S_PREV_LOST))
@@ -329,7 +337,7 @@ bool fe_ctl_prev_lost(struct fe_sess *s, const char *dir)
 	say_unsaved(line, sizeof(line), dir, st.prev_time, st.prev_changes,
 		    st.prev_err);
 	fe_msg(0, "%s", line);
-	r = checkpoint(s);
+	r = fe_sess_checkpoint(s, &rep);
 	if (r < 0)
 		fe_msg(-r, "%s/journal cannot be written now either "
 		       "(%s/%s stays)", dir, dir, FE_UNSAVED_NAME);
@@ -339,6 +347,7 @@ bool fe_ctl_prev_lost(struct fe_sess *s, const char *dir)
 int fe_ctl_state_end(struct fe_sess *s, const char *dir, int status)
 {
 	struct fe_status st;
+	struct fe_rep rep;
 	char t[64];
 	int r;
 
@@ -346,7 +355,7 @@ int fe_ctl_state_end(struct fe_sess *s, const char *dir, int status)
 	    !st.unsaved)
 		return status;
 	/* CMD is done: one more try, which also says what fails now. */
-	r = checkpoint(s);
+	r = fe_sess_checkpoint(s, &rep);
 	if (r == 0)
 		return status;
 	if (fe_sess_status(s, &st) < 0)

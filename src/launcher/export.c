@@ -1,54 +1,35 @@
 /*
- * fakeenv export; see export.h.  Reads a journal (after asking a live
- * --state daemon for a checkpoint), keys its records by what is at their
- * filesystems and paths now with the daemon's own rule
- * (src/journal/recheck.c), walks ROOT
- * in sorted order and prints each entry as a session would show it.  It
- * never writes to ROOT or to the state directory.
+ * fakeenv export; see export.h.  Loads a journal as a session's daemon
+ * would (held.h), walks ROOT in sorted order and prints each entry as a
+ * session would show it.  It never writes to ROOT or to the state
+ * directory.
  */
 #include "export.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <fts.h>
 #include <getopt.h>
-#include <limits.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
 #include <sys/stat.h>
-#include <sys/sysmacros.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "common/util.h"
 #include "fakeenv/env.h"
-#include "fakeenv/map.h"
-#include "journal/journal.h"
-#include "journal/recheck.h"
-#include "session.h"
+#include "export_fmt.h"
+#include "held.h"
 #include "utils.h"
-
-typedef unsigned long long ull;
 
 #define USAGE                                                                  \
 	"Usage: fakeenv export --format mtree|devtable|squashfs-pseudo\n"      \
 	"         [--state DIR | -i FILE] [-u] [--mtime SECONDS] [-o OUT] "    \
 	"[ROOT]\n"
 
-enum fmt { FMT_MTREE, FMT_DEVTABLE, FMT_PSEUDO };
-
-static const char *const fmt_names[] = {
-    [FMT_MTREE] = "mtree",
-    [FMT_DEVTABLE] = "devtable",
-    [FMT_PSEUDO] = "squashfs-pseudo",
-};
-
 struct xopts {
-	enum fmt fmt;
+	enum fe_xfmt fmt;
 	const char *state; /* --state DIR or $FAKEENV_STATE, or NULL */
 	const char *load;  /* -i FILE, or NULL */
 	const char *out;   /* -o OUT, or NULL for stdout */
@@ -56,31 +37,6 @@ struct xopts {
 	bool unknown_real; /* -u: unrecorded files keep their real owner */
 	bool clamp;	   /* --mtime or SOURCE_DATE_EPOCH given */
 	int64_t mtime;	   /* with clamp: no time later than this */
-};
-
-/* The records, keyed by (dev, ino) as the daemon would key them after a
- * load: open addressing, linear probing, a power-of-two size at most half
- * full.  A slot holds a record's index + 1 (0: empty). */
-struct recmap {
-	const struct fe_jnl_view *v;
-	uint64_t *dev; /* the key of each slot */
-	uint64_t *ino;
-	uint64_t *idx; /* record index + 1, 0 for an empty slot */
-	uint32_t *btag; /* the birth-time tag it applies to, 0: unknown */
-	size_t mask;   /* slots - 1 */
-};
-
-/* One entry of ROOT as a session shows it. */
-struct entry {
-	const char *rel;       /* path relative to ROOT, "" for ROOT itself */
-	const char *path;      /* path as walked: ROOT as given, then rel */
-	const struct stat *st; /* the real lstat */
-	uint32_t uid;
-	uint32_t gid;
-	uint32_t mode; /* type and permission bits */
-	uint64_t rdev; /* st_rdev shown (faked for a faked device) */
-	int64_t mtime; /* seconds, clamped */
-	long mtime_ns;
 };
 
 static int usage(const char *fmt, const char *arg)
@@ -138,210 +94,21 @@ static bool parse_time(const char *s, int64_t *out)
 	return true;
 }
 
-/* ---- the state ---- */
-
-/* Whether a daemon holds DIR/lock: one is alive in DIR (starting, serving
- * or writing its last journal). */
-static bool lock_held(const char *dir)
-{
-	char *path = xasprintf("%s/lock", dir);
-	/* O_NONBLOCK: a FIFO there must not hang us in open. */
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
-	int held = 0;
-
-	free(path);
-	if (fd < 0)
-		return false;
-	if (flock(fd, LOCK_SH | LOCK_NB) < 0)
-		held = errno == EWOULDBLOCK;
-	close(fd);
-	return held;
-}
-
-/* One CHECKPOINT request to the daemon at sock.  0 or -errno. */
-static int checkpoint(const char *sock)
-{
-	struct fe_req req = {.op = FE_OP_CHECKPOINT,
-			     .version = FE_PROTO_VERSION};
-	struct fe_rep rep;
-	struct fe_sess s;
-	int r = fe_sess_connect(&s, sock);
-
-	if (r < 0)
-		return r;
-	r = fe_sess_call(&s, &req, &rep);
-	close(s.ctl);
-	return r;
-}
-
-/*
- * Make DIR/journal current: a daemon serving DIR writes it now; one that
- * is leaving or starting (it holds DIR/lock but does not answer) is waited
- * for, at most 10 s; with no daemon the journal on disk is the state.
- */
-static void sync_state(const char *dir)
-{
-	char *sock = fe_sess_state_sock(dir);
-
-	/* As a session's start checks it: what is there could be another
-	 * user's. */
-	fe_sess_check_state(dir);
-	for (int tries = 0;; tries++) {
-		int r = checkpoint(sock);
-
-		if (!r)
-			break;
-		if (r != -ENOENT && r != -ECONNREFUSED && r != -ECONNRESET)
-			die("export: checkpoint of %s: %s", dir, strerror(-r));
-		if (!lock_held(dir))
-			break;
-		if (tries == 200)
-			die("export: the daemon of %s holds its lock but does "
-			    "not answer",
-			    dir);
-		nanosleep(&(struct timespec){0, 50 * 1000 * 1000}, NULL);
-	}
-	free(sock);
-}
-
-/* Read and check the journal at path (flags: FE_JNL_FOLLOW for -i FILE,
- * 0 for DIR/journal); dies (125) with the usual refusal when it cannot be
- * read or is damaged. */
-static unsigned char *load(const char *path, unsigned flags,
-			   struct fe_jnl_view *v)
-{
-	unsigned char *buf;
-	char msg[PATH_MAX * 2 + 256];
-	size_t len;
-	int r;
-
-	r = fe_jnl_load(path, flags, &buf, &len, v, msg, sizeof(msg));
-	if (r == -ENOENT) {
-		fe_msg(ENOENT, "journal %s", path);
-		exit(FE_EXIT_FAIL);
-	}
-	if (r < 0) {
-		fe_msg(0, "%s%s", msg,
-		       r == -EBADMSG ? "; refusing to export, the file is left "
-				       "as it is (see fakeenv fsck)"
-				     : "");
-		exit(FE_EXIT_FAIL);
-	}
-	return buf;
-}
-
-static size_t slot_of(const struct recmap *m, uint64_t dev, uint64_t ino)
-{
-	size_t i = (size_t)fe_hash_key(dev, ino) & m->mask;
-
-	while (m->idx[i] && (m->dev[i] != dev || m->ino[i] != ino))
-		i = (i + 1) & m->mask;
-	return i;
-}
-
-/* Key every record of v as a load would (fe_jnl_rec_place()): one with
- * a birth time by its inode number on its filesystem now, one without (or
- * relocated) by what its path holds now (gone or replaced files are
- * dropped); of two records that land on one key the first stays.
- * Reports what was dropped or re-keyed. */
-static void map_build(struct recmap *m, const struct fe_jnl_view *v,
-		      const char *path)
-{
-	uint64_t dropped = 0, rekeyed = 0;
-	struct fe_jnl_devmaps dm;
-	size_t slots = 16;
-
-	while (slots / 2 < v->nrec)
-		slots *= 2;
-	m->v = v;
-	m->mask = slots - 1;
-	m->dev = xmalloc(slots * sizeof(*m->dev));
-	m->ino = xmalloc(slots * sizeof(*m->ino));
-	m->idx = xmalloc(slots * sizeof(*m->idx));
-	m->btag = xmalloc(slots * sizeof(*m->btag));
-	memset(m->idx, 0, slots * sizeof(*m->idx));
-	if (fe_jnl_devmap_build(v, &dm) < 0)
-		die("journal %s: %s", path, strerror(ENOMEM));
-	for (uint64_t i = 0; i < v->nrec; i++) {
-		struct fe_jnl_place p;
-		struct fe_jnl_rec r;
-		size_t s;
-
-		fe_jnl_get(v, i, &r);
-		fe_jnl_rec_place(&r, &dm, AT_FDCWD, r.path, &p);
-		if (!fe_jnl_fate_kept(p.fate)) {
-			dropped++;
-			continue;
-		}
-		s = slot_of(m, p.dev, p.ino);
-		if (m->idx[s]) {
-			dropped++;
-			continue;
-		}
-		m->dev[s] = p.dev;
-		m->ino[s] = p.ino;
-		m->idx[s] = i + 1;
-		m->btag[s] = p.btag;
-		rekeyed += p.dev != r.dev || p.ino != r.ino;
-	}
-	if (dropped || rekeyed)
-		fe_msg(0,
-		       "journal %s: %llu records: %llu kept, %llu re-keyed "
-		       "(st_dev changed), %llu dropped (file gone or replaced)",
-		       path, (ull)v->nrec, (ull)(v->nrec - dropped),
-		       (ull)rekeyed, (ull)dropped);
-	fe_jnl_devmap_free(&dm);
-}
-
-static void map_free(struct recmap *m)
-{
-	free(m->dev);
-	free(m->ino);
-	free(m->idx);
-	free(m->btag);
-}
-
-/* The record of the file at path (real lstat st), if it has one that is
- * still its own: the type fits, and so does the birth time where both are
- * known (a record of a dead file at a reused inode number is stale: a
- * session ignores it too). */
-static bool map_find(const struct recmap *m, const char *path,
-		     const struct stat *st, struct fe_jnl_rec *r)
-{
-	size_t s = slot_of(m, st->st_dev, st->st_ino);
-	struct fe_jnl_seen seen;
-
-	if (!m->idx[s])
-		return false;
-	fe_jnl_get(m->v, m->idx[s] - 1, r);
-	if (!fe_jnl_type_ok(r->mode, r->flags, st->st_mode))
-		return false;
-	return !m->btag[s] || !fe_jnl_see(AT_FDCWD, path, &seen) ||
-	       seen.ino != st->st_ino || !seen.btag || seen.btag == m->btag[s];
-}
-
 /* ---- the view of one entry ---- */
 
-static void view_of(const struct recmap *m, const struct xopts *o,
-		    struct entry *e)
+static void view_of(const struct fe_held *h, const struct xopts *o,
+		    struct fe_xentry *e)
 {
 	const struct stat *st = e->st;
-	struct fe_jnl_rec r;
+	const unsigned char *xattrs;
+	struct fe_view v;
+	size_t xlen;
 
-	e->uid = o->unknown_real ? st->st_uid : 0;
-	e->gid = o->unknown_real ? st->st_gid : 0;
-	e->mode = st->st_mode & (S_IFMT | 07777);
-	e->rdev = st->st_rdev;
-	if (map_find(m, e->path, st, &r)) {
-		e->uid = r.uid;
-		e->gid = r.gid;
-		if (r.flags & FE_JNL_DEV_SET) {
-			e->mode = (r.mode & S_IFMT) | (e->mode & 07777);
-			e->rdev = r.rdev;
-		}
-		if (r.flags & FE_JNL_MODE_SET)
-			e->mode = (e->mode & S_IFMT) | (r.mode & 07777);
-	}
+	fe_held_view(h, e->path, st, o->unknown_real, &v, &xattrs, &xlen);
+	e->uid = v.uid;
+	e->gid = v.gid;
+	e->mode = v.mode & (S_IFMT | 07777);
+	e->rdev = v.dev ? v.rdev : st->st_rdev;
 	e->mtime = st->st_mtim.tv_sec;
 	e->mtime_ns = st->st_mtim.tv_nsec;
 	if (o->clamp &&
@@ -351,230 +118,6 @@ static void view_of(const struct recmap *m, const struct xopts *o,
 	}
 }
 
-/* Whether the view differs from the real file in anything a builder
- * copies from it: owner, group, type, permission bits, device number. */
-static bool differs(const struct entry *e)
-{
-	const struct stat *st = e->st;
-
-	return e->uid != st->st_uid || e->gid != st->st_gid ||
-	       e->mode != (st->st_mode & (S_IFMT | 07777)) ||
-	       ((S_ISCHR(e->mode) || S_ISBLK(e->mode)) &&
-		e->rdev != st->st_rdev);
-}
-
-/* A faked device node: a regular file in ROOT. */
-static bool faked_dev(const struct entry *e)
-{
-	return (S_ISCHR(e->mode) || S_ISBLK(e->mode)) &&
-	       S_ISREG(e->st->st_mode);
-}
-
-/* ---- names ---- */
-
-/* mtree's escaping, as libarchive writes and reads it: every byte that
- * is not a printable, non-space ASCII character, and '\\', '#' and '=',
- * as a backslash and three octal digits. */
-static void put_mtree_name(FILE *f, const char *s)
-{
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-		if (*p <= ' ' || *p >= 0x7f || *p == '\\' || *p == '#' ||
-		    *p == '=')
-			fprintf(f, "\\%03o", *p);
-		else
-			putc(*p, f);
-	}
-}
-
-/* Whether a name has a byte that a line-based table cannot carry: a
- * control character (a newline above all), and for the device table,
- * which splits on blanks, a space. */
-static bool inexpressible(const char *s, bool space_too)
-{
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++)
-		if (*p < ' ' || *p == 0x7f || (space_too && *p == ' '))
-			return true;
-	return false;
-}
-
-/* mksquashfs pseudo file names: a backslash before a space, a quote or a
- * backslash. */
-static void put_pseudo_name(FILE *f, const char *s)
-{
-	for (; *s; s++) {
-		if (*s == ' ' || *s == '"' || *s == '\\')
-			putc('\\', f);
-		putc(*s, f);
-	}
-}
-
-/* A "# skipped" line for an entry a format cannot hold, and a note on
- * stderr: never a silent loss. */
-static void skipped(FILE *f, const struct entry *e, const char *fmt,
-		    const char *why)
-{
-	fputs("# skipped: ./", f);
-	put_mtree_name(f, e->rel);
-	fprintf(f, ": %s\n", why);
-	fe_msg(0, "export: %s: ./%s: %s", fmt, e->rel, why);
-}
-
-/* ---- the formats ---- */
-
-static const char *mtree_type(uint32_t mode)
-{
-	switch (mode & S_IFMT) {
-	case S_IFREG:
-		return "file";
-	case S_IFDIR:
-		return "dir";
-	case S_IFLNK:
-		return "link";
-	case S_IFCHR:
-		return "char";
-	case S_IFBLK:
-		return "block";
-	case S_IFIFO:
-		return "fifo";
-	default:
-		return "socket";
-	}
-}
-
-/* The target of the symlink at path (malloc'd), or NULL and errno. */
-static char *link_target(const char *path, off_t size)
-{
-	size_t cap = size > 0 && size < PATH_MAX ? (size_t)size + 1 : PATH_MAX;
-
-	for (;;) {
-		char *buf = xmalloc(cap);
-		ssize_t n = readlink(path, buf, cap);
-
-		if (n < 0) {
-			free(buf);
-			return NULL;
-		}
-		if ((size_t)n < cap) {
-			buf[n] = '\0';
-			return buf;
-		}
-		free(buf);
-		cap *= 2;
-	}
-}
-
-static int put_mtree(FILE *f, const struct entry *e)
-{
-	if (S_ISSOCK(e->mode)) {
-		/* libarchive's reader refuses type=socket and stops there;
-		 * tar leaves sockets out as well. */
-		skipped(f, e, "mtree", "a socket, which archives do not hold");
-		return 0;
-	}
-	if (*e->rel) {
-		fputs("./", f);
-		put_mtree_name(f, e->rel);
-	} else {
-		putc('.', f);
-	}
-	fprintf(f, " type=%s uid=%u gid=%u mode=%04o time=%lld.%09ld",
-		mtree_type(e->mode), e->uid, e->gid, e->mode & 07777,
-		(long long)e->mtime, e->mtime_ns);
-	if (S_ISREG(e->mode)) {
-		fprintf(f, " size=%lld contents=", (long long)e->st->st_size);
-		put_mtree_name(f, e->path);
-	} else if (S_ISLNK(e->mode)) {
-		char *t = link_target(e->path, e->st->st_size);
-
-		if (!t) {
-			fe_msg(errno, "export: %s", e->path);
-			return -1;
-		}
-		fputs(" link=", f);
-		put_mtree_name(f, t);
-		free(t);
-	} else if (S_ISCHR(e->mode) || S_ISBLK(e->mode)) {
-		fprintf(f, " device=native,%u,%u", major(e->rdev),
-			minor(e->rdev));
-	}
-	putc('\n', f);
-	return 0;
-}
-
-static int put_devtable(FILE *f, const struct entry *e)
-{
-	char type;
-
-	if (!differs(e))
-		return 0;
-	switch (e->mode & S_IFMT) {
-	case S_IFREG:
-		type = 'f';
-		break;
-	case S_IFDIR:
-		type = 'd';
-		break;
-	case S_IFCHR:
-		type = 'c';
-		break;
-	case S_IFBLK:
-		type = 'b';
-		break;
-	case S_IFIFO:
-		type = 'p';
-		break;
-	default:
-		skipped(f, e, "devtable",
-			S_ISLNK(e->mode)
-			    ? "a symlink, whose owner a device table "
-			      "cannot set"
-			    : "a socket, which a device table cannot make");
-		return 0;
-	}
-	if (inexpressible(e->rel, true)) {
-		skipped(f, e, "devtable",
-			"a name with a blank or a control character");
-		return 0;
-	}
-	fprintf(f, "/%s %c %o %u %u", e->rel, type, e->mode & 07777, e->uid,
-		e->gid);
-	if (type == 'c' || type == 'b')
-		fprintf(f, " %u %u - - -\n", major(e->rdev), minor(e->rdev));
-	else
-		fputs(" - - - - -\n", f);
-	return 0;
-}
-
-static int put_pseudo(FILE *f, const struct entry *e)
-{
-	bool dev = S_ISCHR(e->mode) || S_ISBLK(e->mode);
-
-	if (!differs(e))
-		return 0;
-	if (inexpressible(e->rel, false)) {
-		skipped(f, e, "squashfs-pseudo",
-			"a name with a control character");
-		return 0;
-	}
-	if (!*e->rel) {
-		/* mksquashfs takes no pseudo definition of the root; it has
-		 * options for it instead. */
-		fprintf(f,
-			"# the root: -root-mode %04o -root-uid %u "
-			"-root-gid %u\n",
-			e->mode & 07777, e->uid, e->gid);
-		return 0;
-	}
-	put_pseudo_name(f, e->rel);
-	if (dev && (faked_dev(e) || e->rdev != e->st->st_rdev))
-		fprintf(f, " %c %o %u %u %u %u\n", S_ISCHR(e->mode) ? 'c' : 'b',
-			e->mode & 07777, e->uid, e->gid, major(e->rdev),
-			minor(e->rdev));
-	else
-		fprintf(f, " m %o %u %u\n", e->mode & 07777, e->uid, e->gid);
-	return 0;
-}
-
 /* Byte order of names, so that the output does not depend on the order
  * readdir returns them in. */
 static int by_name(const FTSENT **a, const FTSENT **b)
@@ -582,27 +125,8 @@ static int by_name(const FTSENT **a, const FTSENT **b)
 	return strcmp((*a)->fts_name, (*b)->fts_name);
 }
 
-static void header(FILE *f, const struct xopts *o)
-{
-	switch (o->fmt) {
-	case FMT_MTREE:
-		fputs("#mtree\n", f);
-		break;
-	case FMT_DEVTABLE:
-		fputs("# fakeenv export: genext2fs -D / makedevs device table\n"
-		      "# <name> <type> <mode> <uid> <gid> <major> <minor> "
-		      "<start> <inc> <count>\n",
-		      f);
-		break;
-	case FMT_PSEUDO:
-		fputs("# fakeenv export: mksquashfs -pf pseudo definitions\n",
-		      f);
-		break;
-	}
-}
-
 /* Walk ROOT and print every entry.  Returns 0, or -1 after a message. */
-static int walk(FILE *f, const struct recmap *m, const struct xopts *o)
+static int walk(FILE *f, const struct fe_held *h, const struct xopts *o)
 {
 	char *paths[] = {(char *)o->root, NULL};
 	size_t rl = strlen(o->root);
@@ -619,9 +143,9 @@ static int walk(FILE *f, const struct recmap *m, const struct xopts *o)
 		fe_msg(errno, "export: %s", o->root);
 		return -1;
 	}
-	header(f, o);
+	fe_xfmt_header(f, o->fmt);
 	while (r == 0) {
-		struct entry e;
+		struct fe_xentry e;
 
 		errno = 0;
 		p = fts_read(fts);
@@ -653,29 +177,53 @@ static int walk(FILE *f, const struct recmap *m, const struct xopts *o)
 			r = -1;
 			continue;
 		}
-		e = (struct entry){
+		e = (struct fe_xentry){
 		    .rel = p->fts_level ? p->fts_path + base : "",
 		    .path = p->fts_path,
 		    .st = p->fts_statp,
 		};
-		view_of(m, o, &e);
-		switch (o->fmt) {
-		case FMT_MTREE:
-			r = put_mtree(f, &e);
-			break;
-		case FMT_DEVTABLE:
-			r = put_devtable(f, &e);
-			break;
-		case FMT_PSEUDO:
-			r = put_pseudo(f, &e);
-			break;
-		}
+		view_of(h, o, &e);
+		r = fe_xfmt_put(f, o->fmt, &e);
 	}
 	fts_close(fts);
 	return r;
 }
 
 /* ---- the command ---- */
+
+/* What the options leave to the environment and to defaults, and the
+ * combinations they refuse.  0, or 2 after the usage message. */
+static int settle(struct xopts *o)
+{
+	const char *sde;
+
+	if (o->root && !*o->root)
+		return usage("an empty ROOT", NULL);
+	if (!o->root)
+		o->root = ".";
+	if (o->state && o->load)
+		return usage("--state and -i do not go together", NULL);
+	if (o->state && !*o->state)
+		return usage("--state: empty directory name", NULL);
+	if (!o->state && !o->load) {
+		const char *env = getenv(FE_ENV_STATE);
+
+		if (!env || !*env)
+			return usage("which state?  Give --state DIR or "
+				     "-i FILE, or set ",
+				     FE_ENV_STATE);
+		o->state = env;
+	}
+	sde = getenv("SOURCE_DATE_EPOCH");
+	if (!o->clamp && sde && *sde) {
+		if (!parse_time(sde, &o->mtime))
+			return usage("SOURCE_DATE_EPOCH: not a number of "
+				     "seconds: ",
+				     sde);
+		o->clamp = true;
+	}
+	return 0;
+}
 
 static int parse(int argc, char **argv, struct xopts *o)
 {
@@ -690,7 +238,7 @@ static int parse(int argc, char **argv, struct xopts *o)
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
-	const char *fmt = NULL, *sde;
+	const char *fmt = NULL;
 	int c;
 
 	opterr = 0;
@@ -730,10 +278,7 @@ static int parse(int argc, char **argv, struct xopts *o)
 	}
 	if (!fmt)
 		return usage("--format is required", NULL);
-	for (o->fmt = 0; o->fmt < FE_ARRAY_LEN(fmt_names); o->fmt++)
-		if (!strcmp(fmt, fmt_names[o->fmt]))
-			break;
-	if (o->fmt == FE_ARRAY_LEN(fmt_names))
+	if (!fe_xfmt_by_name(fmt, &o->fmt))
 		return usage("unknown format (mtree, devtable or "
 			     "squashfs-pseudo): ",
 			     fmt);
@@ -741,41 +286,13 @@ static int parse(int argc, char **argv, struct xopts *o)
 		o->root = argv[optind++];
 	if (optind < argc)
 		return usage("one ROOT only, not also ", argv[optind]);
-	if (o->root && !*o->root)
-		return usage("an empty ROOT", NULL);
-	if (!o->root)
-		o->root = ".";
-	if (o->state && o->load)
-		return usage("--state and -i do not go together", NULL);
-	if (o->state && !*o->state)
-		return usage("--state: empty directory name", NULL);
-	if (!o->state && !o->load) {
-		const char *env = getenv(FE_ENV_STATE);
-
-		if (!env || !*env)
-			return usage("which state?  Give --state DIR or "
-				     "-i FILE, or set ",
-				     FE_ENV_STATE);
-		o->state = env;
-	}
-	sde = getenv("SOURCE_DATE_EPOCH");
-	if (!o->clamp && sde && *sde) {
-		if (!parse_time(sde, &o->mtime))
-			return usage("SOURCE_DATE_EPOCH: not a number of "
-				     "seconds: ",
-				     sde);
-		o->clamp = true;
-	}
-	return 0;
+	return settle(o);
 }
 
 int fe_export_main(int argc, char **argv)
 {
 	struct xopts o = {0};
-	struct fe_jnl_view v;
-	struct recmap m;
-	unsigned char *buf;
-	char *jpath;
+	struct fe_held *h;
 	struct stat st;
 	FILE *f = stdout;
 	int r;
@@ -791,23 +308,16 @@ int fe_export_main(int argc, char **argv)
 		fe_msg(0, "export: %s: not a directory", o.root);
 		return FE_EXIT_FAIL;
 	}
-	if (o.state) {
-		sync_state(o.state);
-		jpath = xasprintf("%s/journal", o.state);
-	} else {
-		jpath = xstrdup(o.load);
-	}
-	buf = load(jpath, o.state ? 0 : FE_JNL_FOLLOW, &v);
-	map_build(&m, &v, jpath);
+	h = fe_held_open(o.state, o.load, "refusing to export");
 	if (o.out) {
 		f = fopen(o.out, "w");
 		if (!f) {
 			fe_msg(errno, "export: %s", o.out);
-			r = -1;
-			goto out;
+			fe_held_close(h);
+			return FE_EXIT_FAIL;
 		}
 	}
-	r = walk(f, &m, &o);
+	r = walk(f, h, &o);
 	if (fflush(f) == EOF || ferror(f)) {
 		fe_msg(errno, "export: %s", o.out ? o.out : "stdout");
 		r = -1;
@@ -818,47 +328,6 @@ int fe_export_main(int argc, char **argv)
 	}
 	if (r && o.out)
 		unlink(o.out); /* never leave half a manifest behind */
-out:
-	map_free(&m);
-	free(buf);
-	free(jpath);
+	fe_held_close(h);
 	return r ? FE_EXIT_FAIL : 0;
-}
-
-/* ---- the state for other commands (fakeenv ls) ---- */
-
-struct fe_export_state {
-	unsigned char *buf;
-	struct fe_jnl_view v;
-	struct recmap m;
-};
-
-struct fe_export_state *fe_export_open(const char *state, const char *file)
-{
-	struct fe_export_state *x = xmalloc(sizeof(*x));
-	char *jpath;
-
-	if (state) {
-		sync_state(state);
-		jpath = xasprintf("%s/journal", state);
-	} else {
-		jpath = xstrdup(file);
-	}
-	x->buf = load(jpath, state ? 0 : FE_JNL_FOLLOW, &x->v);
-	map_build(&x->m, &x->v, jpath);
-	free(jpath);
-	return x;
-}
-
-bool fe_export_find(const struct fe_export_state *x, const char *path,
-		    const struct stat *st, struct fe_jnl_rec *r)
-{
-	return map_find(&x->m, path, st, r);
-}
-
-void fe_export_close(struct fe_export_state *x)
-{
-	map_free(&x->m);
-	free(x->buf);
-	free(x);
 }

@@ -219,12 +219,20 @@ out_free:
 	return status;
 }
 
-int fe_fsck_main(int argc, char **argv)
+/* fsck's command line. */
+struct fargs {
+	const char *file;  /* FILE, or NULL */
+	const char *out;   /* -o OUT, or NULL */
+	const char *state; /* --state DIR, or NULL */
+	bool salv;         /* --salvage */
+	bool against;      /* --against-fs */
+};
+
+/* argv into *f.  0, or the status of a usage error; exits after
+ * --help. */
+static int parse(int argc, char **argv, struct fargs *f)
 {
-	const char *file = NULL, *out = NULL, *state = NULL;
-	bool salv = false, against = false;
-	char *def_out;
-	int i, status;
+	int i;
 
 	for (i = 1; i < argc; i++) {
 		const char *a = argv[i];
@@ -233,67 +241,79 @@ int fe_fsck_main(int argc, char **argv)
 			i++;
 			break;
 		} else if (!strcmp(a, "--salvage")) {
-			salv = true;
+			f->salv = true;
 		} else if (!strcmp(a, "--against-fs")) {
-			against = true;
+			f->against = true;
 		} else if (!strcmp(a, "--state")) {
 			if (++i == argc)
 				return usage("--state needs a directory", NULL);
-			state = argv[i];
+			f->state = argv[i];
 		} else if (!strcmp(a, "-o")) {
 			if (++i == argc)
 				return usage("-o needs a file name", NULL);
-			out = argv[i];
+			f->out = argv[i];
 		} else if (!strncmp(a, "-o", 2)) {
-			out = a + 2;
+			f->out = a + 2;
 		} else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-			return help();
+			exit(help());
 		} else if (a[0] == '-' && a[1]) {
 			return usage("unknown option ", a);
-		} else if (file) {
+		} else if (f->file) {
 			return usage("one FILE only, not also ", a);
 		} else {
-			file = a;
+			f->file = a;
 		}
 	}
 	for (; i < argc; i++) {
-		if (file)
+		if (f->file)
 			return usage("one FILE only, not also ", argv[i]);
-		file = argv[i];
+		f->file = argv[i];
 	}
-	if (state && !against)
+	if (f->state && !f->against)
 		return usage("--state goes with --against-fs", NULL);
-	if (against) {
-		if (salv || out)
-			return usage("--against-fs and --salvage do not go "
-				     "together",
-				     NULL);
-		if (state && file)
-			return usage("--state and FILE do not go together",
-				     NULL);
-		if (!state && !file)
-			state = getenv(FE_ENV_STATE);
-		if (state && !*state)
-			return usage("--state: empty directory name", NULL);
-		if (!state && !file)
-			return usage("which journal?  Give --state DIR or "
-				     "FILE, or set ",
-				     FE_ENV_STATE);
-		status = fe_fsck_against_fs(state, file);
-		goto out;
-	}
-	if (!file)
+	return 0;
+}
+
+/* --against-fs: the journal to check, then the check's status. */
+static int against_fs(struct fargs *f)
+{
+	if (f->salv || f->out)
+		return usage("--against-fs and --salvage do not go together",
+			     NULL);
+	if (f->state && f->file)
+		return usage("--state and FILE do not go together", NULL);
+	if (!f->state && !f->file)
+		f->state = getenv(FE_ENV_STATE);
+	if (f->state && !*f->state)
+		return usage("--state: empty directory name", NULL);
+	if (!f->state && !f->file)
+		return usage("which journal?  Give --state DIR or FILE, or "
+			     "set ",
+			     FE_ENV_STATE);
+	return fe_fsck_against_fs(f->state, f->file);
+}
+
+int fe_fsck_main(int argc, char **argv)
+{
+	struct fargs f = { 0 };
+	char *def_out;
+	int status = parse(argc, argv, &f);
+
+	if (status)
+		return status;
+	if (f.against) {
+		status = against_fs(&f);
+	} else if (!f.file) {
 		return usage("no FILE", NULL);
-	if (out && !salv)
+	} else if (f.out && !f.salv) {
 		return usage("-o goes with --salvage", NULL);
-	if (!salv) {
-		status = check(file);
+	} else if (!f.salv) {
+		status = check(f.file);
 	} else {
-		def_out = out ? NULL : xasprintf("%s.salvaged", file);
-		status = salvage(file, out ? out : def_out);
+		def_out = f.out ? NULL : xasprintf("%s.salvaged", f.file);
+		status = salvage(f.file, f.out ? f.out : def_out);
 		free(def_out);
 	}
-out:
 	if (fflush(stdout) == EOF) {
 		fe_msg(errno, "stdout");
 		return 2;

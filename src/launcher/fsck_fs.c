@@ -16,9 +16,12 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "daemon/load.h"
+#include "fakeenv/daemon.h"
+#include "fakeenv/map.h"
 #include "journal/journal.h"
 #include "journal/recheck.h"
-#include "relocate.h"
+#include "sockdir.h"
 #include "utils.h"
 
 typedef unsigned long long ull;
@@ -110,9 +113,14 @@ static void say(const struct fe_jnl_rec *r, const struct fe_jnl_place *p,
 		       type_name(s->mode), type_name(r->mode), then(keyed));
 		break;
 	case FE_JNL_BADDEV:
-		printf("bad device number: a faked st_rdev of %#llx, which no "
-		       "mknod makes; the load drops it\n",
-		       (ull)r->rdev);
+		if (r->rdev > FE_DEV_MAX)
+			printf("bad device number: a faked st_rdev of %#llx, "
+			       "which no mknod makes; the load drops it\n",
+			       (ull)r->rdev);
+		else
+			printf("bad device number: an st_dev of %#llx, which "
+			       "no filesystem has; the load drops it\n",
+			       (ull)r->dev);
 		break;
 	}
 }
@@ -128,7 +136,7 @@ int fe_fsck_against_fs(const char *state, const char *file)
 	int r;
 
 	if (state) {
-		int lock = fe_state_lock(state, false);
+		int lock = fe_sockdir_lock_state(state, false);
 
 		if (lock == -EWOULDBLOCK)
 			fe_msg(0,
@@ -138,15 +146,14 @@ int fe_fsck_against_fs(const char *state, const char *file)
 			       state, state);
 		else if (lock >= 0)
 			close(lock);
-		jpath = xasprintf("%s/journal", state);
+		jpath = xasprintf("%s/" FE_DIR_JOURNAL, state);
 	} else {
 		jpath = xstrdup(file);
 	}
 	r = fe_jnl_load(jpath, state ? 0 : FE_JNL_FOLLOW, &buf, &len, &v, msg,
 			sizeof(msg));
 	if (r) {
-		fe_msg(0, "%s%s", msg,
-		       r == -EBADMSG ? " (see fakeenv fsck)" : "");
+		fe_load_say(r, msg, "nothing checked against the files");
 		free(jpath);
 		return 2;
 	}

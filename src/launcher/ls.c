@@ -18,12 +18,13 @@
 #include <unistd.h>
 
 #include "common/util.h"
-#include "export.h"
 #include "fakeenv/env.h"
 #include "fakeenv/map.h"
 #include "fakeenv/proto.h"
+#include "held.h"
 #include "journal/journal.h"
 #include "session.h"
+#include "sockdir.h"
 #include "utils.h"
 
 #define USAGE "Usage: fakeenv ls [--state DIR] PATH...\n"
@@ -182,33 +183,29 @@ static int ask(struct fe_sess *s, const char *path, struct shown *w)
 
 /* ---- a journal ---- */
 
-static int read_rec(const struct fe_export_state *x, const char *path,
+static int read_rec(const struct fe_held *h, const char *path,
 		    struct shown *w)
 {
 	static char names[FE_XATTR_LIST_MAX];
-	struct fe_jnl_rec r;
+	const unsigned char *blk, *v;
+	struct fe_view view;
 	struct stat st;
-	const unsigned char *v;
 	const char *name;
-	size_t pos = 0, nl, vl;
+	size_t pos = 0, nl, vl, blen;
 
 	if (lstat(path, &st) < 0)
 		return -errno;
-	if (!fe_export_find(x, path, &st, &r))
+	if (!fe_held_view(h, path, &st, false, &view, &blk, &blen))
 		return 0;
 	w->rec = true;
-	w->uid = r.uid;
-	w->gid = r.gid;
-	w->mode = st.st_mode & (S_IFMT | 07777);
-	if (r.flags & FE_JNL_DEV_SET) {
-		w->mode = (r.mode & S_IFMT) | (w->mode & 07777);
-		w->rdev = r.rdev;
-	}
-	if (r.flags & FE_JNL_MODE_SET)
-		w->mode = (w->mode & S_IFMT) | (r.mode & 07777);
+	w->uid = view.uid;
+	w->gid = view.gid;
+	w->mode = view.mode & (S_IFMT | 07777);
+	if (view.dev)
+		w->rdev = view.rdev;
 	w->names = names;
-	while (fe_jnl_xattr_next(r.xattrs, r.xattrs_len, &pos, &name, &nl, &v,
-				 &vl) &&
+	while (blk &&
+	       fe_jnl_xattr_next(blk, blen, &pos, &name, &nl, &v, &vl) &&
 	       w->nlen + nl + 1 <= sizeof(names)) {
 		memcpy(names + w->nlen, name, nl);
 		names[w->nlen + nl] = '\0';
@@ -220,15 +217,13 @@ static int read_rec(const struct fe_export_state *x, const char *path,
 /* Whether a daemon answers at DIR's socket: s is then connected. */
 static bool daemon_of(const char *dir, struct fe_sess *s)
 {
-	struct fe_req req = { .op = FE_OP_STATS, .version = FE_PROTO_VERSION };
-	struct fe_rep rep;
 	char *sock = fe_sess_state_sock(dir);
 	int r = fe_sess_connect(s, sock);
 
 	free(sock);
 	if (r < 0)
 		return false;
-	if (fe_sess_call(s, &req, &rep) < 0) {
+	if (fe_sess_ping(s) < 0) {
 		close(s->ctl);
 		s->ctl = -1;
 		return false;
@@ -243,7 +238,7 @@ int fe_ls_main(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct fe_export_state *x = NULL;
+	struct fe_held *x = NULL;
 	const char *state = NULL, *sock = getenv(FE_ENV_SOCKET);
 	struct fe_sess s = { .ctl = -1 };
 	int c, status = 0;
@@ -276,9 +271,9 @@ int fe_ls_main(int argc, char **argv)
 		}
 	}
 	if (state) {
-		fe_sess_check_state(state);
+		fe_sockdir_check_state(state);
 		if (!daemon_of(state, &s))
-			x = fe_export_open(state, NULL);
+			x = fe_held_open(state, NULL, "nothing listed");
 	} else {
 		int r = fe_sess_connect(&s, sock);
 
@@ -306,7 +301,7 @@ int fe_ls_main(int argc, char **argv)
 		print(argv[i], &w);
 	}
 	if (x)
-		fe_export_close(x);
+		fe_held_close(x);
 	if (s.ctl >= 0)
 		close(s.ctl);
 	if (fflush(stdout) == EOF) {

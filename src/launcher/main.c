@@ -71,7 +71,7 @@ enum { OPT_IGNORE_PATH = OPT_LONG_ONLY + 64 };
 
 /*
  * The options, one a line; getopt's tables and --help are built from this.
- * A new option is one line here and one case in parse_opts().
+ * A new option is one line here and one case in one_opt().
  */
 static const struct opt_def {
 	int id;            /* short letter, or >= OPT_LONG_ONLY */
@@ -186,6 +186,29 @@ static unsigned seconds_arg(const char *opt, const char *v)
 	return n;
 }
 
+/* getopt's tables from opt_defs: shorts (2 + 2 per option + 1 bytes)
+ * and longs (one per option + the end). */
+static void getopt_tables(char *shorts, struct option *longs)
+{
+	/* '+': stop at CMD, whose options are never ours; ':': we report
+	 * errors ourselves, in our own words. */
+	size_t ns = 2;
+
+	memcpy(shorts, "+:", 2);
+	for (size_t i = 0; i < FE_ARRAY_LEN(opt_defs); i++) {
+		const struct opt_def *d = &opt_defs[i];
+
+		longs[i] = (struct option){ d->name, d->has_arg, NULL, d->id };
+		if (d->id < OPT_LONG_ONLY) {
+			shorts[ns++] = (char)d->id;
+			if (d->has_arg == required_argument)
+				shorts[ns++] = ':';
+		}
+	}
+	shorts[ns] = '\0';
+	memset(&longs[FE_ARRAY_LEN(opt_defs)], 0, sizeof(longs[0]));
+}
+
 /* --seccomp, else $FAKEENV_SECCOMP, else auto: checked, and put in the
  * environment for CMD and the shim. */
 static void seccomp_opt(struct opts *o)
@@ -203,101 +226,85 @@ static void seccomp_opt(struct opts *o)
 		die_errno("cannot set %s", FE_ENV_SECCOMP);
 }
 
-static void parse_opts(int argc, char **argv, struct opts *o)
+/* Option c (with optarg) into o; exits for --help, --version and a bad
+ * option. */
+static void one_opt(int c, char **argv, struct opts *o)
 {
-	/* '+': stop at CMD, whose options are never ours; ':': we report
-	 * errors ourselves, in our own words. */
-	char shorts[2 + 2 * FE_ARRAY_LEN(opt_defs) + 1] = "+:";
-	struct option longs[FE_ARRAY_LEN(opt_defs) + 1];
-	size_t ns = 2;
-	int c;
-
-	for (size_t i = 0; i < FE_ARRAY_LEN(opt_defs); i++) {
-		const struct opt_def *d = &opt_defs[i];
-
-		longs[i] = (struct option){ d->name, d->has_arg, NULL, d->id };
-		if (d->id < OPT_LONG_ONLY) {
-			shorts[ns++] = (char)d->id;
-			if (d->has_arg == required_argument)
-				shorts[ns++] = ':';
-		}
-	}
-	shorts[ns] = '\0';
-	memset(&longs[FE_ARRAY_LEN(opt_defs)], 0, sizeof(longs[0]));
-
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, shorts, longs, NULL)) != -1) {
-		switch (c) {
-		case 'u':
-			o->sess.unknown_is_real = true;
-			break;
-		case 's':
-			o->sess.save = optarg;
-			break;
-		case 'i':
-			o->sess.load = optarg;
-			break;
-		case OPT_STATE:
-			o->sess.state = optarg;
-			o->state_set = true;
-			break;
-		case OPT_INTERVAL:
-			o->sess.interval = seconds_arg("--checkpoint-interval",
-						       optarg);
-			break;
-		case OPT_LINGER:
-			o->sess.linger = seconds_arg("--linger", optarg);
-			o->linger_set = true;
-			break;
-		case OPT_IGNORE_PATH:
-			fe_run_ignore_add(&o->ignore, optarg);
-			break;
-		case OPT_TRACE:
-			o->sess.trace = optarg;
-			o->trace_set = true;
-			break;
-		case OPT_SECCOMP:
-			o->seccomp = optarg;
-			break;
-		case 'l':
-			o->lib = optarg;
-			break;
-		case 'f':
-			o->daemon = optarg;
-			break;
-		case 'b':
-			/* fakeroot-tcp's lowest fd for its sockets; ours sits
-			 * high above the program's fds already. */
-			break;
-		case 'h':
-			help();
-			break;
-		case 'v':
-			/* "fakeroot version 1.31" first, as fakeroot prints
-			 * it: its third word is the version scripts take. */
-			if (as_fakeroot)
-				printf("fakeroot version " FAKEROOT_COMPAT
-				       " (fakeenv %s)\n", FE_VERSION);
-			else
-				printf("fakeenv %s\n", FE_VERSION);
-			exit(0);
-		case ':':
-			fe_msg(0, "option '%s' needs an argument",
+	switch (c) {
+	case 'u':
+		o->sess.unknown_is_real = true;
+		break;
+	case 's':
+		o->sess.save = optarg;
+		break;
+	case 'i':
+		o->sess.load = optarg;
+		break;
+	case OPT_STATE:
+		o->sess.state = optarg;
+		o->state_set = true;
+		break;
+	case OPT_INTERVAL:
+		o->sess.interval = seconds_arg("--checkpoint-interval",
+					       optarg);
+		break;
+	case OPT_LINGER:
+		o->sess.linger = seconds_arg("--linger", optarg);
+		o->linger_set = true;
+		break;
+	case OPT_IGNORE_PATH:
+		fe_run_ignore_add(&o->ignore, optarg);
+		break;
+	case OPT_TRACE:
+		o->sess.trace = optarg;
+		o->trace_set = true;
+		break;
+	case OPT_SECCOMP:
+		o->seccomp = optarg;
+		break;
+	case 'l':
+		o->lib = optarg;
+		break;
+	case 'f':
+		o->daemon = optarg;
+		break;
+	case 'b':
+		/* fakeroot-tcp's lowest fd for its sockets; ours sits
+		 * high above the program's fds already. */
+		break;
+	case 'h':
+		help();
+		break;
+	case 'v':
+		/* "fakeroot version 1.31" first, as fakeroot prints
+		 * it: its third word is the version scripts take. */
+		if (as_fakeroot)
+			printf("fakeroot version " FAKEROOT_COMPAT
+			       " (fakeenv %s)\n", FE_VERSION);
+		else
+			printf("fakeenv %s\n", FE_VERSION);
+		exit(0);
+	case ':':
+		fe_msg(0, "option '%s' needs an argument",
+		       argv[optind - 1]);
+		usage_short();
+		break;
+	default:
+		/* optopt is 0 for an unknown long option; a short
+		 * one may sit inside a cluster such as -ux. */
+		if (optopt && strncmp(argv[optind - 1], "--", 2))
+			fe_msg(0, "unknown option '-%c'", optopt);
+		else
+			fe_msg(0, "unknown option '%s'",
 			       argv[optind - 1]);
-			usage_short();
-			break;
-		default:
-			/* optopt is 0 for an unknown long option; a short
-			 * one may sit inside a cluster such as -ux. */
-			if (optopt && strncmp(argv[optind - 1], "--", 2))
-				fe_msg(0, "unknown option '-%c'", optopt);
-			else
-				fe_msg(0, "unknown option '%s'",
-				       argv[optind - 1]);
-			usage_short();
-		}
+		usage_short();
 	}
+}
 
+/* What the options leave to the environment and to defaults, the
+ * combinations they refuse, and CMD (the shell when none). */
+static void settle_opts(int argc, char **argv, struct opts *o)
+{
 	if (o->sess.state && !*o->sess.state)
 		die("--state: empty directory name");
 	if (o->sess.state && (o->sess.save || o->sess.load))
@@ -332,6 +339,19 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 		shell[0] = (char *)(sh && *sh ? sh : "/bin/sh");
 		o->cmd = shell;
 	}
+}
+
+static void parse_opts(int argc, char **argv, struct opts *o)
+{
+	char shorts[2 + 2 * FE_ARRAY_LEN(opt_defs) + 1];
+	struct option longs[FE_ARRAY_LEN(opt_defs) + 1];
+	int c;
+
+	getopt_tables(shorts, longs);
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, shorts, longs, NULL)) != -1)
+		one_opt(c, argv, o);
+	settle_opts(argc, argv, o);
 }
 
 /* fds 0-2 open, so that no socket or pipe of ours lands on them and is
@@ -450,10 +470,8 @@ static int restart_daemon(void *arg)
  * gone).  A failure turns a successful run into 125: state was lost. */
 static int save_now(struct fe_sess *sess, const char *file, int status)
 {
-	struct fe_req req = { .op = FE_OP_CHECKPOINT,
-			      .version = FE_PROTO_VERSION };
 	struct fe_rep rep;
-	int r = fe_sess_call(sess, &req, &rep);
+	int r = fe_sess_checkpoint(sess, &rep);
 
 	if (r == 0)
 		return status;
@@ -486,88 +504,72 @@ static int check_lost(struct fe_sess *sess, uint64_t before, int status)
 	return status ? status : FE_EXIT_FAIL;
 }
 
-int main(int argc, char **argv)
+/* The commands that are not a session, by their first argument. */
+static const struct {
+	const char *name;
+	int (*main)(int argc, char **argv); /* given argv from the name */
+} commands[] = {
+	{ "checkpoint", fe_ctl_main },	{ "status", fe_ctl_main },
+	{ "fsck", fe_fsck_main },	{ "export", fe_export_main },
+	{ "state", fe_relocate_main },	{ "ls", fe_ls_main },
+};
+
+/* Inside a live session (FAKEENV_SOCKET answers): run CMD in it, saying
+ * which of our options do not apply; never returns.  Inside a dead one:
+ * leave it and return, to start a fresh session. */
+static void nested(const struct opts *o, char **argv)
 {
-	struct opts o = { 0 };
+	const char *outer = getenv(FE_ENV_SOCKET);
+
+	if (!outer || !*outer)
+		return;
+	if (fe_sess_alive(outer)) {
+		/* Nested: the environment carries the session. */
+		if (o->sess.unknown_is_real)
+			fe_msg(0, "-u ignored: the outer session's setting "
+				  "applies");
+		if (o->sess.save || o->sess.load || o->state_set)
+			fe_msg(0, "-s, -i and --state ignored: the outer "
+				  "session's state applies");
+		if (o->trace_set)
+			fe_msg(0, "--trace ignored: the outer session's "
+				  "daemon is already running");
+		if (o->lib || o->daemon)
+			fe_msg(0, "-l and --faked ignored: the outer "
+				  "session's library and daemon apply");
+		fe_run_ignore_setenv(o->ignore);
+		fe_run_exec(o->cmd);
+	}
+	fe_msg(0, "no daemon at %s: starting a fresh session", outer);
+	leave_dead_session(argv);
+}
+
+/* The session: DAEMON started (or joined), CMD run with LIB preloaded
+ * and waited for.  Returns the exit status. */
+static int run(const struct opts *o, const char *daemon, const char *lib)
+{
 	struct fe_sess sess;
 	struct fe_job job;
-	const char *outer;
-	char *self, *lib, *daemon;
 	uint64_t lost0;
 	bool prev_lost;
 	int r, err, status, sup = -1;
 
-	/* A program spawned to be armed (supervise.h), before anything. */
-	if (argc > 3 && !strcmp(argv[1], FE_SEC_EXEC_ARG))
-		return fe_sup_exec(argv[2], argv + 3);
-	open_std_fds();
-	as_fakeroot = argc > 0 && called_fakeroot(argv[0]);
-	/* fakeroot's first non-option is always the command. */
-	if (!as_fakeroot && argc > 1 && (!strcmp(argv[1], "checkpoint") ||
-					 !strcmp(argv[1], "status")))
-		return fe_ctl_main(argc - 1, argv + 1);
-	if (!as_fakeroot && argc > 1 && !strcmp(argv[1], "fsck"))
-		return fe_fsck_main(argc - 1, argv + 1);
-	if (!as_fakeroot && argc > 1 && !strcmp(argv[1], "export"))
-		return fe_export_main(argc - 1, argv + 1);
-	if (!as_fakeroot && argc > 1 && !strcmp(argv[1], "state"))
-		return fe_relocate_main(argc - 1, argv + 1);
-	if (!as_fakeroot && argc > 1 && !strcmp(argv[1], "ls"))
-		return fe_ls_main(argc - 1, argv + 1);
-	parse_opts(argc, argv, &o);
-
-	outer = getenv(FE_ENV_SOCKET);
-	if (outer && *outer) {
-		if (fe_sess_alive(outer)) {
-			/* Nested: the environment carries the session. */
-			if (o.sess.unknown_is_real)
-				fe_msg(0, "-u ignored: the outer session's "
-					  "setting applies");
-			if (o.sess.save || o.sess.load || o.state_set)
-				fe_msg(0, "-s, -i and --state ignored: the "
-					  "outer session's state applies");
-			if (o.trace_set)
-				fe_msg(0, "--trace ignored: the outer "
-					  "session's daemon is already "
-					  "running");
-			if (o.lib || o.daemon)
-				fe_msg(0, "-l and --faked ignored: the outer "
-					  "session's library and daemon "
-					  "apply");
-			fe_run_ignore_setenv(o.ignore);
-			fe_run_exec(o.cmd);
-		}
-		fe_msg(0, "no daemon at %s: starting a fresh session", outer);
-		leave_dead_session(argv);
-	}
-	self = fe_loc_self();
-	if (setenv(FE_ENV_LAUNCHER, self, 1) < 0)
-		die_errno("cannot set %s", FE_ENV_LAUNCHER);
-
-	/* A SIGCHLD ignored by our caller would make the kernel reap CMD
-	 * and the daemon behind our back. */
-	signal(SIGCHLD, SIG_DFL);
-
-	lib = o.lib ? fe_loc_given("-l", o.lib, R_OK)
-		    : fe_loc_need(self, LIB_NAME, LIB_REL, R_OK);
-	daemon = o.daemon ? fe_loc_given("--faked", o.daemon, X_OK)
-			  : fe_loc_need(self, DAEMON_NAME, DAEMON_REL, X_OK);
-	fe_sess_start(&sess, daemon, &o.sess);
-	if (o.trace_set && !sess.daemon)
+	fe_sess_start(&sess, daemon, &o->sess);
+	if (o->trace_set && !sess.daemon)
 		fe_msg(0, "--trace ignored: the daemon of %s was already "
 			  "running", sess.dir);
 	/* A --state daemon may have lost changes of other sessions. */
-	lost0 = o.sess.state ? lost_now(&sess) : 0;
+	lost0 = o->sess.state ? lost_now(&sess) : 0;
 	/* And an earlier daemon may have left without writing them: CMD
 	 * then sees an older state, which it must not do in silence. */
-	prev_lost = o.sess.state && fe_ctl_prev_lost(&sess, sess.dir);
-	fe_run_setenv(sess.sock, lib, o.sess.unknown_is_real);
-	fe_run_ignore_setenv(o.ignore);
+	prev_lost = o->sess.state && fe_ctl_prev_lost(&sess, sess.dir);
+	fe_run_setenv(sess.sock, lib, o->sess.unknown_is_real);
+	fe_run_ignore_setenv(o->ignore);
 	/* CMD's `fakeenv status` finds this session's state; the shim waits
 	 * a moment for a daemon that is being restarted. */
-	if (o.sess.state && setenv(FE_ENV_STATE, sess.dir, 1) < 0)
+	if (o->sess.state && setenv(FE_ENV_STATE, sess.dir, 1) < 0)
 		die_errno("cannot set %s", FE_ENV_STATE);
-	if (!o.sess.state)
+	if (!o->sess.state)
 		unsetenv(FE_ENV_STATE);
 
 	if (fe_sec_mode_of(getenv(FE_ENV_SECCOMP)) != FE_SEC_NEVER) {
@@ -575,7 +577,7 @@ int main(int argc, char **argv)
 		if (sup >= 0 && !fe_sup_load(sup, lib))
 			sup = -1;
 	}
-	fe_run_spawn(&job, o.cmd);
+	fe_run_spawn(&job, o->cmd);
 	if (sup >= 0)
 		fe_sup_start(sup);
 	running = &job;
@@ -589,22 +591,56 @@ int main(int argc, char **argv)
 	{
 		/* A --state session outlives its daemon: a new one is
 		 * started from the last journal. */
-		struct restart rs = { &sess, daemon, &o.sess, &job };
+		struct restart rs = { &sess, daemon, &o->sess, &job };
 
-		status = fe_run_wait(&job, o.sess.state ? sess.ctl : -1,
+		status = fe_run_wait(&job, o->sess.state ? sess.ctl : -1,
 				     restart_daemon, &rs);
 	}
 	running = NULL;
 	if (err)
-		status = fe_run_exec_status(o.cmd[0], err);
-	if (o.sess.save)
-		status = save_now(&sess, o.sess.save, status);
+		status = fe_run_exec_status(o->cmd[0], err);
+	if (o->sess.save)
+		status = save_now(&sess, o->sess.save, status);
 	status = check_lost(&sess, lost0, status);
-	if (o.sess.state)
+	if (o->sess.state)
 		status = fe_ctl_state_end(&sess, sess.dir, status);
 	if (prev_lost && !status)
 		status = FE_EXIT_FAIL;
 	fe_sess_detach(&sess);
+	return status;
+}
+
+int main(int argc, char **argv)
+{
+	struct opts o = { 0 };
+	char *self, *lib, *daemon;
+	int status;
+
+	/* A program spawned to be armed (supervise.h), before anything. */
+	if (argc > 3 && !strcmp(argv[1], FE_SEC_EXEC_ARG))
+		return fe_sup_exec(argv[2], argv + 3);
+	open_std_fds();
+	as_fakeroot = argc > 0 && called_fakeroot(argv[0]);
+	/* fakeroot's first non-option is always the command. */
+	for (size_t i = 0; !as_fakeroot && argc > 1 &&
+			   i < FE_ARRAY_LEN(commands); i++)
+		if (!strcmp(argv[1], commands[i].name))
+			return commands[i].main(argc - 1, argv + 1);
+	parse_opts(argc, argv, &o);
+	nested(&o, argv);
+	self = fe_loc_self();
+	if (setenv(FE_ENV_LAUNCHER, self, 1) < 0)
+		die_errno("cannot set %s", FE_ENV_LAUNCHER);
+
+	/* A SIGCHLD ignored by our caller would make the kernel reap CMD
+	 * and the daemon behind our back. */
+	signal(SIGCHLD, SIG_DFL);
+
+	lib = o.lib ? fe_loc_given("-l", o.lib, R_OK)
+		    : fe_loc_need(self, LIB_NAME, LIB_REL, R_OK);
+	daemon = o.daemon ? fe_loc_given("--faked", o.daemon, X_OK)
+			  : fe_loc_need(self, DAEMON_NAME, DAEMON_REL, X_OK);
+	status = run(&o, daemon, lib);
 	free(daemon);
 	free(lib);
 	free(self);

@@ -19,11 +19,14 @@
 #include <unistd.h>
 
 #include "common/util.h"
+#include "daemon/load.h"
+#include "fakeenv/daemon.h"
 #include "fakeenv/env.h"
 #include "fakeenv/proto.h"
 #include "journal/journal.h"
 #include "journal/recheck.h"
 #include "session.h"
+#include "sockdir.h"
 #include "utils.h"
 
 typedef unsigned long long ull;
@@ -83,28 +86,6 @@ static char *absolute(const char *p)
 	fe_path_lexical(out);
 	free(cwd);
 	return out;
-}
-
-int fe_state_lock(const char *dir, bool create)
-{
-	char *path = xasprintf("%s/lock", dir);
-	/* As the daemon opens it (src/daemon/main.c); O_NONBLOCK so that
-	 * a FIFO put there cannot hang us. */
-	int fd = open(path,
-		      O_RDWR | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK |
-			  (create ? O_CREAT : 0),
-		      0600);
-	int r;
-
-	free(path);
-	if (fd < 0)
-		return -errno;
-	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
-		r = -errno;
-		close(fd);
-		return r;
-	}
-	return fd;
 }
 
 struct reloc {
@@ -213,34 +194,92 @@ static int emit(struct fe_jnl_w *w, int fd, void *ctx)
 	return fe_jnl_w_end(w);
 }
 
+/* Lock the --state directory state against a daemon (we write into
+ * it); *dfd gets it open.  Returns the lock's fd; dies when a daemon
+ * runs there. */
+static int lock_state(const char *state, int *dfd)
+{
+	int lock;
+
+	/* As a session's start checks it: we write into DIR. */
+	fe_sockdir_check_state(state);
+	lock = fe_sockdir_lock_state(state, true);
+	if (lock == -EWOULDBLOCK)
+		die("state relocate: a daemon runs on %s (it holds "
+		    "%s/lock): end its session, and let it linger "
+		    "out, first (it would write its own state over "
+		    "the relocation)",
+		    state, state);
+	if (lock < 0)
+		die("state relocate: %s/lock: %s", state, strerror(-lock));
+	*dfd = open(state, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (*dfd < 0)
+		die_errno("state relocate: %s", state);
+	return lock;
+}
+
+/* c for moving the records of v under old to new, counted; dies when a
+ * path would grow too long. */
+static void plan(struct reloc *c, const struct fe_jnl_view *v,
+		 const char *old, const char *new)
+{
+	c->v = v;
+	c->old = strcmp(old, "/") ? old : "";
+	c->old_len = strlen(c->old);
+	c->new = strcmp(new, "/") ? new : "";
+	c->new_len = strlen(c->new);
+	count(c);
+	if (c->longest)
+		die("state relocate: a record would get a path of %zu bytes, "
+		    "longer than %d: nothing relocated",
+		    c->longest, FE_PATH_MAX - 1);
+	if (c->orphans)
+		fe_msg(0,
+		       "state relocate: %llu record%s under %s of files "
+		       "that had no name left when saved (orphans) stay "
+		       "as they are",
+		       (ull)c->orphans, c->orphans == 1 ? "" : "s", old);
+}
+
+/* Write c's journal over the one it was read from: DIR/journal through
+ * dfd, or the file itself.  Dies when it cannot. */
+static void write_back(struct reloc *c, const char *state,
+		       const char *file, int dfd, const char *jpath)
+{
+	char *real = NULL;
+	int r;
+
+	if (state) {
+		r = fe_jnl_save_at(dfd, FE_DIR_JOURNAL, NULL, NULL, emit, c);
+	} else {
+		/* The file itself, not a symbolic link to it: fe_jnl_load
+		 * followed one. */
+		real = realpath(file, NULL);
+		if (!real)
+			die_errno("state relocate: %s", file);
+		r = fe_jnl_save(real, emit, c);
+	}
+	if (r < 0)
+		die("state relocate: writing %s: %s (nothing relocated, the "
+		    "journal is as it was)",
+		    real ? real : jpath, strerror(-r));
+	free(real);
+}
+
 static int relocate(const char *old, const char *new, const char *state,
 		    const char *file)
 {
 	struct reloc c = {0};
 	struct fe_jnl_view v;
 	unsigned char *buf;
-	char msg[PATH_MAX * 2 + 256], *jpath, *real = NULL;
+	char msg[PATH_MAX * 2 + 256], *jpath;
 	struct stat st;
 	size_t len;
 	int lock = -1, dfd = -1, r;
 
 	if (state) {
-		/* As a session's start checks it: we write into DIR. */
-		fe_sess_check_state(state);
-		lock = fe_state_lock(state, true);
-		if (lock == -EWOULDBLOCK)
-			die("state relocate: a daemon runs on %s (it holds "
-			    "%s/lock): end its session, and let it linger "
-			    "out, first (it would write its own state over "
-			    "the relocation)",
-			    state, state);
-		if (lock < 0)
-			die("state relocate: %s/lock: %s", state,
-			    strerror(-lock));
-		dfd = open(state, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-		if (dfd < 0)
-			die_errno("state relocate: %s", state);
-		jpath = xasprintf("%s/journal", state);
+		lock = lock_state(state, &dfd);
+		jpath = xasprintf("%s/" FE_DIR_JOURNAL, state);
 	} else {
 		jpath = xstrdup(file);
 	}
@@ -248,55 +287,24 @@ static int relocate(const char *old, const char *new, const char *state,
 			sizeof(msg));
 	if (r == -ENOENT)
 		die("state relocate: journal %s: no such file", jpath);
-	if (r < 0)
-		die("%s%s", msg,
-		    r == -EBADMSG ? "; nothing relocated, the file is left "
-				    "as it is (see fakeenv fsck)"
-				  : "");
-	c.v = &v;
-	c.old = strcmp(old, "/") ? old : "";
-	c.old_len = strlen(c.old);
-	c.new = strcmp(new, "/") ? new : "";
-	c.new_len = strlen(c.new);
-	count(&c);
-	if (c.longest)
-		die("state relocate: a record would get a path of %zu bytes, "
-		    "longer than %d: nothing relocated",
-		    c.longest, FE_PATH_MAX - 1);
-	if (c.orphans)
-		fe_msg(0,
-		       "state relocate: %llu record%s under %s of files "
-		       "that had no name left when saved (orphans) stay "
-		       "as they are",
-		       (ull)c.orphans, c.orphans == 1 ? "" : "s", old);
+	if (r < 0) {
+		fe_load_say(r, msg, "nothing relocated");
+		exit(FE_EXIT_FAIL);
+	}
+	plan(&c, &v, old, new);
 	if (!c.moved) {
 		printf("no record under %s in %s: nothing changed\n", old,
 		       jpath);
-		goto out;
-	}
-	if (lstat(new, &st) < 0)
-		fe_msg(0,
-		       "state relocate: %s: %s; the next load drops the "
-		       "records it does not find there",
-		       new, strerror(errno));
-	if (state) {
-		r = fe_jnl_save_at(dfd, "journal", NULL, NULL, emit, &c);
 	} else {
-		/* The file itself, not a symbolic link to it: fe_jnl_load
-		 * followed one. */
-		real = realpath(file, NULL);
-		if (!real)
-			die_errno("state relocate: %s", file);
-		r = fe_jnl_save(real, emit, &c);
+		if (lstat(new, &st) < 0)
+			fe_msg(0,
+			       "state relocate: %s: %s; the next load drops "
+			       "the records it does not find there",
+			       new, strerror(errno));
+		write_back(&c, state, file, dfd, jpath);
+		printf("relocated %llu record%s from %s to %s in %s\n",
+		       (ull)c.moved, c.moved == 1 ? "" : "s", old, new, jpath);
 	}
-	if (r < 0)
-		die("state relocate: writing %s: %s (nothing relocated, the "
-		    "journal is as it was)",
-		    real ? real : jpath, strerror(-r));
-	printf("relocated %llu record%s from %s to %s in %s\n", (ull)c.moved,
-	       c.moved == 1 ? "" : "s", old, new, jpath);
-out:
-	free(real);
 	free(buf);
 	free(jpath);
 	if (dfd >= 0)

@@ -14,7 +14,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/auxv.h>
 #include <sys/file.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -24,282 +23,13 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/reply.h"
+#include "fakeenv/daemon.h"
+#include "sockdir.h"
 #include "utils.h"
-
-#define SUN_PATH_MAX sizeof(((struct sockaddr_un *)0)->sun_path)
-#define SOCK_NAME    "sock"
-#define DIR_TEMPLATE "fakeenv.XXXXXX"
 
 /* The daemon's listening socket, as fakeenvd --listen-fd expects it. */
 #define DAEMON_LISTEN_FD 3
-
-static bool fill_addr(struct sockaddr_un *sa, const char *path)
-{
-	size_t len = strlen(path);
-
-	if (len >= SUN_PATH_MAX)
-		return false;
-	memset(sa, 0, sizeof(*sa));
-	sa->sun_family = AF_UNIX;
-	memcpy(sa->sun_path, path, len + 1);
-	return true;
-}
-
-/* Our real uid as the kernel gave it at exec.  Not getuid() alone: run
- * inside a session (`fakeenv status` from CMD), the shim fakes it. */
-static uid_t real_uid(void)
-{
-	return (uid_t)getauxval(AT_UID);
-}
-
-/* Whether uid is us: the real user, or who the shim says we are. */
-static bool is_us(uid_t uid)
-{
-	return uid == real_uid() || uid == getuid();
-}
-
-/* Whether the daemon we connected to on fd runs as our own user
- * (SO_PEERCRED: the uid it listened as); *uid gets its uid.  Another
- * user's, at a path swapped under us, could answer anything. */
-static bool peer_ours(int fd, uid_t *uid)
-{
-	struct ucred cred;
-	socklen_t len = sizeof(cred);
-
-	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0)
-		die_errno("cannot check the daemon's user: SO_PEERCRED");
-	*uid = cred.uid;
-	return cred.uid == real_uid();
-}
-
-__attribute__((noreturn))
-static void die_not_ours(const char *path, uid_t uid)
-{
-	die("refused the daemon at %s: it runs as uid %u, not as you "
-	    "(uid %u)",
-	    path, (unsigned)uid, (unsigned)real_uid());
-}
-
-/*
- * Whether nobody but us (and root) can replace what lies at DIR, an
- * existing directory: every directory above its real path must be
- * root's or ours and not writable by group or others, unless it is
- * sticky and the entry below it on the way is ours (ssh's secure_path
- * rule, with the exception that makes /tmp usable).  DIR itself is the
- * caller's to check.  Returns 0, or -1 with why (of size bytes) saying
- * which directory fails and how.
- */
-static int secure_path(const char *dir, char *why, size_t size)
-{
-	char *path = realpath(dir, NULL);
-	struct stat st;
-	uid_t below;
-	int r = -1;
-
-	if (!path || lstat(path, &st) < 0) {
-		snprintf(why, size, "%s", strerror(errno));
-		free(path);
-		return -1;
-	}
-	below = st.st_uid;
-	while (strcmp(path, "/")) {
-		char *slash = strrchr(path, '/');
-
-		slash[slash == path] = '\0'; /* "/a" becomes "/" */
-		if (lstat(path, &st) < 0) {
-			snprintf(why, size, "%s: %s", path, strerror(errno));
-			goto out;
-		}
-		if (!S_ISDIR(st.st_mode)) {
-			snprintf(why, size, "%s: not a directory", path);
-			goto out;
-		}
-		if (st.st_uid != 0 && !is_us(st.st_uid)) {
-			snprintf(why, size,
-				 "the directory %s above it is owned by uid "
-				 "%u, who could replace what is in it",
-				 path, (unsigned)st.st_uid);
-			goto out;
-		}
-		if ((st.st_mode & 022) &&
-		    !((st.st_mode & S_ISVTX) && is_us(below))) {
-			snprintf(why, size,
-				 "the directory %s above it is writable by "
-				 "%s (mode %04o)%s, so another user could "
-				 "replace what is in it",
-				 path, st.st_mode & 002 ? "others" : "its group",
-				 (unsigned)(st.st_mode & 07777),
-				 st.st_mode & S_ISVTX ?
-					 " and what is below it there is not "
-					 "ours" :
-					 "");
-			goto out;
-		}
-		below = st.st_uid;
-	}
-	r = 0;
-out:
-	free(path);
-	return r;
-}
-
-bool fe_sess_alive(const char *path)
-{
-	struct sockaddr_un sa;
-	uid_t uid;
-	int fd, r;
-
-	if (!fill_addr(&sa, path))
-		return false;
-	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
-	if (fd < 0)
-		return false;
-	r = connect(fd, (struct sockaddr *)&sa, sizeof(sa));
-	if (r == 0 && !peer_ours(fd, &uid))
-		die_not_ours(path, uid);
-	close(fd);
-	return r == 0;
-}
-
-/* A base directory mkdtemp may work in: absolute (FAKEENV_SOCKET must be
- * absolute), a directory, writable and searchable.  0 or -errno. */
-static int check_base(const char *base)
-{
-	struct stat st;
-
-	if (base[0] != '/')
-		return -EINVAL;
-	if (stat(base, &st) < 0)
-		return -errno;
-	if (!S_ISDIR(st.st_mode))
-		return -ENOTDIR;
-	if (access(base, W_OK | X_OK) < 0)
-		return -errno;
-	return 0;
-}
-
-/* A private directory older than this with no daemon answering on its
- * socket is a leftover: a launcher between mkdtemp and listen holds one
- * for microseconds, never for this long. */
-#define STALE_DIR_AGE 10
-
-/* Whether a daemon listens on SOCK; a full backlog counts as listening.
- * Never blocks. */
-static bool sock_answers(int dfd, const char *sock)
-{
-	struct sockaddr_un sa;
-	char path[64];
-	int fd, r;
-
-	/* Connect through /proc/self/fd: BASE's path may be too long for
-	 * sun_path when the socket's own path is not. */
-	snprintf(path, sizeof(path), "/proc/self/fd/%d/%s", dfd, sock);
-	if (!fill_addr(&sa, path))
-		return true;
-	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-	if (fd < 0)
-		return true;
-	r = connect(fd, (struct sockaddr *)&sa, sizeof(sa));
-	if (r < 0 && (errno == ECONNREFUSED || errno == ENOENT))
-		r = -1;
-	else
-		r = 0;
-	close(fd);
-	return r == 0;
-}
-
-/*
- * Remove what launchers of ours killed before their command started left
- * in BASE: directories named like ours, owned by us, 0700, older than
- * STALE_DIR_AGE, holding at most a socket no daemon answers on.  A daemon
- * removes its directory when it exits; a launcher killed by SIGKILL
- * before the daemon ran cannot.  Errors are ignored: this is tidying.
- */
-static void remove_stale_dirs(const char *base)
-{
-	const size_t plen = sizeof(DIR_TEMPLATE) - 7;
-	time_t now = time(NULL);
-	DIR *d = opendir(base);
-	struct dirent *e;
-
-	if (!d)
-		return;
-	while ((e = readdir(d))) {
-		struct stat st;
-		int dfd;
-
-		if (strncmp(e->d_name, DIR_TEMPLATE, plen) != 0 ||
-		    strlen(e->d_name) != sizeof(DIR_TEMPLATE) - 1 ||
-		    (e->d_type != DT_DIR && e->d_type != DT_UNKNOWN))
-			continue;
-		dfd = openat(dirfd(d), e->d_name,
-			     O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		if (dfd < 0)
-			continue;
-		if (fstat(dfd, &st) == 0 && st.st_uid == real_uid() &&
-		    (st.st_mode & 07777) == 0700 &&
-		    st.st_mtime < now - STALE_DIR_AGE &&
-		    !sock_answers(dfd, SOCK_NAME)) {
-			(void)unlinkat(dfd, SOCK_NAME, 0);
-			(void)unlinkat(dirfd(d), e->d_name, AT_REMOVEDIR);
-		}
-		close(dfd);
-	}
-	closedir(d);
-}
-
-/*
- * The private directory: under $XDG_RUNTIME_DIR (per-user, 0700, cleaned at
- * logout), else $TMPDIR, else /tmp; the first that works wins, so a stale
- * or too long XDG_RUNTIME_DIR falls back quietly.  mkdtemp makes it 0700,
- * which with SO_PEERCRED in the daemon keeps other users out.
- */
-static char *make_dir(void)
-{
-	const char *bases[] = { getenv("XDG_RUNTIME_DIR"), getenv("TMPDIR"),
-				"/tmp" };
-	const char *last = "/tmp";
-	char why[PATH_MAX + 256];
-	int err = 0;
-
-	for (size_t i = 0; i < sizeof(bases) / sizeof(bases[0]); i++) {
-		const char *base = bases[i];
-		size_t len;
-		char *dir;
-
-		if (!base || !*base)
-			continue;
-		last = base;
-		err = -check_base(base);
-		if (err)
-			continue;
-		remove_stale_dirs(base);
-		len = strlen(base);
-		dir = xasprintf("%s%s" DIR_TEMPLATE, base,
-				base[len - 1] == '/' ? "" : "/");
-		if (strlen(dir) + sizeof("/" SOCK_NAME) > SUN_PATH_MAX) {
-			err = ENAMETOOLONG;
-		} else if (mkdtemp(dir)) {
-			/* Ours and 0700, but the place it is in must be
-			 * safe too: the next base if it is not. */
-			if (secure_path(dir, why, sizeof(why)) == 0)
-				return dir;
-			rmdir(dir);
-			err = EPERM;
-		} else {
-			err = errno;
-		}
-		free(dir);
-	}
-	if (err == ENAMETOOLONG)
-		die("cannot make the socket directory in %s: the socket path "
-		    "would exceed %zu bytes",
-		    last, SUN_PATH_MAX - 1);
-	if (err == EPERM)
-		die("cannot make the socket directory in %s: %s", last, why);
-	errno = err;
-	die_errno("cannot make the socket directory in %s", last);
-}
 
 /* The daemon's environment: ours without LD_PRELOAD and FAKEENV_*, so it
  * never runs under our own shim, not even when we were started from inside
@@ -497,101 +227,145 @@ static void start_fail(struct fe_sess *s, int err, const char *fmt, ...)
 	exit(FE_EXIT_FAIL);
 }
 
-/* Bind s->sock, start DAEMON on it, connect and check it with STATS. */
-static void spawn(struct fe_sess *s, const char *daemon,
-		  const struct fe_sess_opts *o)
+/* A listening socket bound at s->sock (0600, whatever the umask). */
+static int listen_sock(struct fe_sess *s, const struct sockaddr_un *sa)
 {
-	struct sockaddr_un sa;
-	char fdbuf[16], linger[16], interval[16];
-	char *argv[20];
-	char **envp;
-	struct fe_req req = { .op = FE_OP_STATS, .version = FE_PROTO_VERSION };
-	struct fe_rep rep;
-	int lfd, argc = 0, r;
+	int lfd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
 	mode_t old_mask;
-	uid_t uid;
-	pid_t pid;
+	int r;
 
-	if (!fill_addr(&sa, s->sock)) /* the callers checked the length */
-		start_fail(s, ENAMETOOLONG, "socket %s", s->sock);
-
-	lfd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
 	if (lfd < 0)
 		start_fail(s, errno, "cannot create a socket");
-	/* The socket file is made 0600 whatever the caller's umask: in a
-	 * --state directory others may search, no other user may connect
-	 * (they would only be refused, and fill the daemon's log). */
+	/* In a --state directory others may search, no other user may
+	 * connect (they would only be refused, and fill the daemon's
+	 * log). */
 	old_mask = umask(0177);
-	r = bind(lfd, (struct sockaddr *)&sa, sizeof(sa));
+	r = bind(lfd, (const struct sockaddr *)sa, sizeof(*sa));
 	umask(old_mask);
 	if (r < 0)
 		start_fail(s, errno, "cannot bind %s", s->sock);
 	if (listen(lfd, 128) < 0)
 		start_fail(s, errno, "cannot listen on %s", s->sock);
+	return lfd;
+}
 
-	snprintf(fdbuf, sizeof(fdbuf), "%d", DAEMON_LISTEN_FD);
-	snprintf(linger, sizeof(linger), "%u", o->linger);
-	snprintf(interval, sizeof(interval), "%u", o->interval);
-	argv[argc++] = (char *)daemon;
-	argv[argc++] = "--listen-fd";
-	argv[argc++] = fdbuf;
-	argv[argc++] = o->state ? "--state" : "--dir";
-	argv[argc++] = s->dir;
+/* fakeenvd's command line for s and o, and the strings it points to. */
+struct daemon_cmd {
+	char fd[16], linger[16], interval[16];
+	char *argv[20];
+};
+
+static void daemon_argv(struct daemon_cmd *c, const struct fe_sess *s,
+			const char *daemon, const struct fe_sess_opts *o)
+{
+	int argc = 0;
+
+	snprintf(c->fd, sizeof(c->fd), "%d", DAEMON_LISTEN_FD);
+	snprintf(c->linger, sizeof(c->linger), "%u", o->linger);
+	snprintf(c->interval, sizeof(c->interval), "%u", o->interval);
+	c->argv[argc++] = (char *)daemon;
+	c->argv[argc++] = FE_DARG_LISTEN_FD;
+	c->argv[argc++] = c->fd;
+	c->argv[argc++] = o->state ? FE_DARG_STATE : FE_DARG_DIR;
+	c->argv[argc++] = s->dir;
 	if (o->load) {
-		argv[argc++] = "--load";
-		argv[argc++] = (char *)o->load;
+		c->argv[argc++] = FE_DARG_LOAD;
+		c->argv[argc++] = (char *)o->load;
 	}
 	if (o->save) {
-		argv[argc++] = "--save";
-		argv[argc++] = (char *)o->save;
+		c->argv[argc++] = FE_DARG_SAVE;
+		c->argv[argc++] = (char *)o->save;
 	}
 	if (o->state) {
-		argv[argc++] = "--linger";
-		argv[argc++] = linger;
+		c->argv[argc++] = FE_DARG_LINGER;
+		c->argv[argc++] = c->linger;
 	}
 	if (o->interval) {
-		argv[argc++] = "--checkpoint-interval";
-		argv[argc++] = interval;
+		c->argv[argc++] = FE_DARG_INTERVAL;
+		c->argv[argc++] = c->interval;
 	}
 	if (o->unknown_is_real)
-		argv[argc++] = "--unknown-is-real";
+		c->argv[argc++] = FE_DARG_UNKNOWN_IS_REAL;
 	if (o->trace) {
-		argv[argc++] = "--trace";
-		argv[argc++] = (char *)o->trace;
+		c->argv[argc++] = FE_DARG_TRACE;
+		c->argv[argc++] = (char *)o->trace;
 	}
-	argv[argc] = NULL;
-	envp = daemon_env();
+	c->argv[argc] = NULL;
+}
 
-	/* Connected before the daemon runs: the connection waits in the
-	 * backlog until the daemon accepts it (after it has loaded its
-	 * journal).  A daemon that refuses its journal removes the socket
-	 * as it leaves, so a connect after the fork could find no socket
-	 * and report that instead of the daemon's own message. */
+/*
+ * s->ctl connected before the daemon runs: the connection waits in the
+ * backlog until the daemon accepts it (after it has loaded its journal).
+ * A daemon that refuses its journal removes the socket as it leaves, so
+ * a connect after the fork could find no socket and report that instead
+ * of the daemon's own message.
+ */
+static void connect_early(struct fe_sess *s, const struct sockaddr_un *sa)
+{
+	uid_t uid;
+
 	s->ctl = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
 	if (s->ctl < 0)
 		start_fail(s, errno, "cannot start the daemon: socket");
-	if (connect(s->ctl, (struct sockaddr *)&sa, sizeof(sa)) < 0)
+	if (connect(s->ctl, (const struct sockaddr *)sa, sizeof(*sa)) < 0)
 		start_fail(s, errno, "cannot start the daemon: connect %s",
 			   s->sock);
-	if (!peer_ours(s->ctl, &uid))
-		start_fail(s, 0, "refused the daemon at %s: it runs as uid %u, "
+	if (!fe_sockdir_peer_ours(s->ctl, &uid))
+		start_fail(s, 0,
+			   "refused the daemon at %s: it runs as uid %u, "
 			   "not as you (uid %u)",
-			   s->sock, (unsigned)uid, (unsigned)real_uid());
+			   s->sock, (unsigned)uid,
+			   (unsigned)fe_sockdir_real_uid());
+}
 
+/* Bind s->sock, start DAEMON on it, connect and check it with STATS. */
+static void spawn(struct fe_sess *s, const char *daemon,
+		  const struct fe_sess_opts *o)
+{
+	struct daemon_cmd cmd;
+	struct sockaddr_un sa;
+	char **envp;
+	int lfd, r;
+	pid_t pid;
+
+	if (!fe_sockdir_addr(&sa, s->sock)) /* the callers checked the length */
+		start_fail(s, ENAMETOOLONG, "socket %s", s->sock);
+	lfd = listen_sock(s, &sa);
+	daemon_argv(&cmd, s, daemon, o);
+	envp = daemon_env();
+	connect_early(s, &sa);
 	pid = fork();
 	if (pid < 0)
 		start_fail(s, errno, "cannot start the daemon: fork");
 	if (pid == 0)
-		exec_daemon(lfd, daemon, argv, envp);
+		exec_daemon(lfd, daemon, cmd.argv, envp);
 	s->daemon = pid;
 	free(envp);
 	/* Now the daemon holds the only listening fd: if it dies, our
 	 * pending connection is reset and the STATS below fails. */
 	close(lfd);
 
-	r = fe_sess_call(s, &req, &rep);
+	r = fe_sess_ping(s);
 	if (r < 0)
 		fe_sess_fail(s, daemon, -r);
+}
+
+bool fe_sess_alive(const char *path)
+{
+	struct sockaddr_un sa;
+	uid_t uid;
+	int fd, r;
+
+	if (!fe_sockdir_addr(&sa, path))
+		return false;
+	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return false;
+	r = connect(fd, (struct sockaddr *)&sa, sizeof(sa));
+	if (r == 0 && !fe_sockdir_peer_ours(fd, &uid))
+		fe_sockdir_die_not_ours(path, uid);
+	close(fd);
+	return r == 0;
 }
 
 int fe_sess_connect(struct fe_sess *s, const char *path)
@@ -601,7 +375,7 @@ int fe_sess_connect(struct fe_sess *s, const char *path)
 
 	memset(s, 0, sizeof(*s));
 	s->ctl = -1;
-	if (!fill_addr(&sa, path))
+	if (!fe_sockdir_addr(&sa, path))
 		return -ENAMETOOLONG;
 	s->ctl = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
 	if (s->ctl < 0)
@@ -613,28 +387,26 @@ int fe_sess_connect(struct fe_sess *s, const char *path)
 		s->ctl = -1;
 		return -err;
 	}
-	if (!peer_ours(s->ctl, &uid))
-		die_not_ours(path, uid);
+	if (!fe_sockdir_peer_ours(s->ctl, &uid))
+		fe_sockdir_die_not_ours(path, uid);
 	return 0;
 }
 
 char *fe_sess_state_sock(const char *dir)
 {
-	return xasprintf("%s/" SOCK_NAME, dir);
+	return xasprintf("%s/" FE_DIR_SOCK, dir);
 }
 
 /* Join the daemon serving s->sock, if one answers.  True when joined. */
 static bool join(struct fe_sess *s)
 {
-	struct fe_req req = { .op = FE_OP_STATS, .version = FE_PROTO_VERSION };
-	struct fe_rep rep;
 	struct fe_sess t;
 
 	if (fe_sess_connect(&t, s->sock) < 0)
 		return false;
 	/* A daemon that is leaving resets our pending connection: the
 	 * caller then starts a new one. */
-	if (fe_sess_call(&t, &req, &rep) < 0) {
+	if (fe_sess_ping(&t) < 0) {
 		close(t.ctl);
 		return false;
 	}
@@ -642,32 +414,12 @@ static bool join(struct fe_sess *s)
 	return true;
 }
 
-void fe_sess_check_state(const char *dir)
-{
-	char why[PATH_MAX + 256];
-	struct stat st;
-
-	if (lstat(dir, &st) < 0)
-		die_errno("state directory %s", dir);
-	if (!S_ISDIR(st.st_mode))
-		die("state directory %s: not a directory", dir);
-	if (!is_us(st.st_uid))
-		die("state directory %s: owned by uid %u, not by us (%u)", dir,
-		    (unsigned)st.st_uid, (unsigned)real_uid());
-	if (st.st_mode & 022)
-		die("state directory %s: writable by others (mode %04o); "
-		    "chmod go-w it",
-		    dir, (unsigned)(st.st_mode & 07777));
-	if (secure_path(dir, why, sizeof(why)) < 0)
-		die("state directory %s: %s", dir, why);
-}
-
 /* The --state directory: made 0700 if missing, then checked. */
 static void check_state_dir(const char *dir)
 {
 	if (mkdir(dir, 0700) < 0 && errno != EEXIST)
 		die_errno("cannot make the state directory %s", dir);
-	fe_sess_check_state(dir);
+	fe_sockdir_check_state(dir);
 }
 
 /*
@@ -690,10 +442,10 @@ static void start_state(struct fe_sess *s, const char *daemon,
 		die_errno("state directory %s", o->state);
 	s->sock = fe_sess_state_sock(s->dir);
 	s->keep_dir = true;
-	if (strlen(s->sock) >= SUN_PATH_MAX)
+	if (strlen(s->sock) >= FE_SUN_PATH_MAX)
 		die("state directory %s: the socket path would exceed %zu "
 		    "bytes",
-		    s->dir, SUN_PATH_MAX - 1);
+		    s->dir, FE_SUN_PATH_MAX - 1);
 	if (join(s))
 		return;
 	lock_path = xasprintf("%s/launch.lock", s->dir);
@@ -724,8 +476,8 @@ void fe_sess_start(struct fe_sess *s, const char *daemon,
 		start_state(s, daemon, o);
 		return;
 	}
-	s->dir = make_dir();
-	s->sock = xasprintf("%s/" SOCK_NAME, s->dir);
+	s->dir = fe_sockdir_make();
+	s->sock = xasprintf("%s/" FE_DIR_SOCK, s->dir);
 	spawn(s, daemon, o);
 }
 
@@ -751,7 +503,7 @@ int fe_sess_restart(struct fe_sess *s, const char *daemon,
 	r = fe_sess_attach(s, pid, pgid);
 	if (r < 0)
 		fe_sess_fail(s, daemon, -r);
-	journal = xasprintf("%s/journal", s->dir);
+	journal = xasprintf("%s/" FE_DIR_JOURNAL, s->dir);
 	if (stat(journal, &st) == 0 && localtime_r(&st.st_mtime, &tm))
 		strftime(when, sizeof(when), "%H:%M:%S", &tm);
 	if (*when)
@@ -797,9 +549,9 @@ static int xchg(struct fe_sess *s, const struct fe_req *req, void *out,
 		return -errno;
 	if (n == 0)
 		return -ECONNRESET;
-	memcpy(&err, in, sizeof(err));
-	if ((size_t)n != size || err > 0)
+	if ((size_t)n != size || fe_rep_check(req->op, in, (size_t)n) < 0)
 		return -EPROTO;
+	memcpy(&err, in, sizeof(err));
 	memcpy(out, in, size);
 	return err;
 }
@@ -845,11 +597,27 @@ int fe_sess_call_data(struct fe_sess *s, const struct fe_req *req,
 		return -errno;
 	if (n == 0)
 		return -ECONNRESET;
-	if ((size_t)n < sizeof(*rep) || (mi.msg_flags & MSG_TRUNC) ||
-	    rep->err > 0)
+	if ((mi.msg_flags & MSG_TRUNC) ||
+	    fe_rep_check(req->op, in[0].iov_base, (size_t)n) < 0)
 		return -EPROTO;
 	*got = (size_t)n - sizeof(*rep);
 	return rep->err;
+}
+
+int fe_sess_ping(struct fe_sess *s)
+{
+	struct fe_req req = { .op = FE_OP_STATS, .version = FE_PROTO_VERSION };
+	struct fe_rep rep;
+
+	return fe_sess_call(s, &req, &rep);
+}
+
+int fe_sess_checkpoint(struct fe_sess *s, struct fe_rep *rep)
+{
+	struct fe_req req = { .op = FE_OP_CHECKPOINT,
+			      .version = FE_PROTO_VERSION };
+
+	return fe_sess_call(s, &req, rep);
 }
 
 int fe_sess_attach(struct fe_sess *s, pid_t pid, pid_t pgid)

@@ -65,12 +65,6 @@ int fe_sess_restart(struct fe_sess *s, const char *daemon,
  * -errno. */
 int fe_sess_connect(struct fe_sess *s, const char *path);
 
-/* Check the --state directory DIR before it is used: a directory of ours
- * that nobody else may write, in directories that nobody but root and us
- * may change (sticky ones aside, as /tmp, when what is below them is
- * ours).  Dies (125) naming the directory that fails. */
-void fe_sess_check_state(const char *dir);
-
 /* The socket of a --state directory (malloc'd). */
 char *fe_sess_state_sock(const char *dir);
 
@@ -89,6 +83,14 @@ int fe_sess_call(struct fe_sess *s, const struct fe_req *req,
 int fe_sess_call_data(struct fe_sess *s, const struct fe_req *req,
 		      const void *tail, struct fe_rep *rep, void *data,
 		      size_t size, size_t *got);
+
+/* STATS, to see that the daemon on s answers: 0 or -errno. */
+int fe_sess_ping(struct fe_sess *s);
+
+/* CHECKPOINT: the journal is written when it returns 0 (rep->count[0]
+ * records, count[1] bytes); -ENOENT for a session without one, else
+ * -errno. */
+int fe_sess_checkpoint(struct fe_sess *s, struct fe_rep *rep);
 
 /* Tell the daemon which process (PID) and group (PGID, 0 for none) to kill
  * if the launcher dies.  Returns 0 or -errno. */

@@ -31,6 +31,7 @@
 #include <sys/un.h>
 #include <time.h>
 
+#include "common/reply.h"
 #include "common/util.h"
 #include "fakeenv/env.h"
 
@@ -318,12 +319,10 @@ static int exchange(int fd, struct xchg *x)
 		return -errno;
 	if (n == 0)
 		return -ECONNRESET;
-	if ((size_t)n < sizeof(*x->rep) || x->rep->err > 0 ||
-	    x->rep->err < -4095)
+	if (fe_rep_check(((const struct fe_req *)x->out[0].iov_base)->op,
+			 x->rep, (size_t)n) < 0)
 		return -EPROTO;
 	x->got = (size_t)n - sizeof(*x->rep);
-	if (x->got && x->got != x->rep->count[0])
-		return -EPROTO;
 	return 0;
 }
 
@@ -575,9 +574,7 @@ static int recv_fds(int fd, struct fe_rep *rep, int *fds, int max, int *n)
 	}
 	if (got == 0)
 		return -ECONNRESET;
-	if ((size_t)got != sizeof(*rep) || rep->err > 0 || rep->err < -4095)
-		return -EPROTO;
-	return 0;
+	return fe_rep_check(FE_OP_MAP, rep, (size_t)got);
 }
 
 /* Send MAP on our connection (opened if need be) and receive the reply
