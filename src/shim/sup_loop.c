@@ -164,8 +164,6 @@ int fakeenv_supervise(int sock)
 		return -ENOMEM;
 	sp.sock = sock;
 	sp.pfd[0] = (struct pollfd){ .fd = sock, .events = POLLIN };
-	/* A target's creations get its own umask (apply_umask()). */
-	fe_sup_sys(SYS_umask, 0, 0, 0, 0, 0);
 	for (;;) {
 		if (poll(sp.pfd, 1 + sp.nlst, -1) < 0)
 			continue;

@@ -385,7 +385,8 @@ static int with_cwd(struct call *c)
 	return 0;
 }
 
-/* mkdir, mknod and open as the target's umask makes them (ours is 0). */
+/* mkdir, mknod and open as the target's umask makes them (the call runs
+ * with ours at 0: run_call()). */
 static void apply_umask(struct call *c)
 {
 	int i = c->nr == SYS_openat ? 3 : 2;
@@ -489,17 +490,25 @@ static void call_done(struct call *c)
 static bool run_call(struct call *c, const struct seccomp_notif *n,
 		     struct seccomp_notif_resp *r, int lfd)
 {
+	mode_t um = 0;
 	int e;
 	long ret;
 	bool done;
 
 	/* capget's header goes back whatever the answer: the kernel
 	 * writes the version it prefers there. */
+	/* A creation's mode is the target's umask applied already
+	 * (apply_umask()): the launcher's own umask stays out of it for the
+	 * call alone, since the launcher's main thread makes files too. */
+	if (c->row->flags & FE_SEC_UMASK)
+		um = (mode_t)fe_sup_sys(SYS_umask, 0, 0, 0, 0, 0);
 	errno = 0;
 	fe_cred_take(&c->p->ids);
 	ret = fe_route_syscall(c->nr, c->a, &done);
 	e = errno;
 	fe_cred_give(&c->p->ids);
+	if (c->row->flags & FE_SEC_UMASK)
+		fe_sup_sys(SYS_umask, um, 0, 0, 0, 0);
 	if (c->row->kind[0] == SA_CAPH)
 		fe_sup_write_mem(c->tid, c->bufs[0], (unsigned long)n->data.args[0],
 			  c->lens[0]);
