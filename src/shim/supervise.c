@@ -148,6 +148,20 @@ static int proc_self(const struct call *c, char *s, size_t size)
 	return n < size ? 0 : -ENAMETOOLONG;
 }
 
+/* Whether argument i is a symbolic link's text (symlink's first
+ * argument), which is stored as it is, never resolved nor rewritten:
+ * /etc/mtab -> /proc/self/mounts must stay so. */
+static bool link_text(const struct call *c, int i)
+{
+	if (i != 0)
+		return false;
+#ifdef SYS_symlink
+	if (c->nr == SYS_symlink)
+		return true;
+#endif
+	return c->nr == SYS_symlinkat;
+}
+
 /* Bytes of capget/capset's data for the header in arg 0 (read first):
  * one struct for version 1, two for the later ones. */
 static size_t capd_len(const struct call *c)
@@ -177,7 +191,9 @@ static int arg_in(struct call *c, const struct seccomp_notif *n, int i)
 			return -ENOMEM;
 		c->a[i] = (long)b;
 		e = fe_sup_read_str(c->tid, b, v, 4096);
-		return e ? e : proc_self(c, b, 4096 + 64);
+		if (e || link_text(c, i))
+			return e;
+		return proc_self(c, b, 4096 + 64);
 	case SA_DIRFD:
 		if ((int)v == AT_FDCWD) {
 			c->a[i] = AT_FDCWD; /* made the cwd's fd below */

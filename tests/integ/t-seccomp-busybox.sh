@@ -133,11 +133,15 @@ out=$(fe sh -c '
 	echo "modes $(stat -c %a made t2 d | tr "\n" " ")"
 	'"$BB"' sh -c "(sleep 1; echo hi > p) & cat p"
 	echo "owner $(stat -c %u:%g made)"
+	'"$BB"' ln -s /proc/self/mounts mtab
+	echo "link $(readlink mtab)"
 ' 2>&1)
 check_eq "busybox sh's files take its umask" "$(get modes)" "640 640 750 "
 check_eq "a FIFO opened with O_CREAT by a static program works (the kernel's open)" \
 	"$(sed -n 2p <<<"$out")" "hi"
 check_eq "a file a static program made is root's in the session" "$(get owner)" "0:0"
+check_eq "a symlink a static program makes keeps its text (/proc/self is not rewritten)" \
+	"$(get link)" "/proc/self/mounts"
 
 # --- the supervisor dies: its targets get an error, never a hang --------------
 rm -rf "$W"/*
