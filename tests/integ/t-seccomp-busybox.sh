@@ -118,7 +118,7 @@ out=$(fe sh -c '
 	touch mk
 	echo "spawn $($H/spawn -e PATH=/usr/bin:/bin posix_spawn '"$BB"' id -u)"
 	echo "spawnp $(PATH=/bin:/usr/bin $H/spawn -e PATH=/bin posix_spawnp busybox id -u)"
-	echo "make $(make -s 2>&1)"
+	echo "make $(env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s --no-print-directory 2>&1)"
 	echo "made $(stat -c %u:%g mk)"
 ' 2>&1)
 check_eq "posix_spawn of busybox id -u: faked" "$(get spawn)" 0
