@@ -13,7 +13,9 @@
 
 #include "daemon/serve.h"
 
-__attribute__((unused)) static struct fe_req req_of(uint16_t op, const struct stat *st)
+/* A request of op for the file as st shows it (NULL: a regular file,
+ * key 0). */
+static struct fe_req req_of(uint16_t op, const struct stat *st)
 {
 	struct fe_req r;
 
@@ -33,7 +35,7 @@ __attribute__((unused)) static struct fe_req req_of(uint16_t op, const struct st
 }
 
 /* Check then serve one request with its tail of n bytes. */
-__attribute__((unused)) static int serve(struct fe_srv *s, struct fe_req r, const char *tail,
+static int serve(struct fe_srv *s, struct fe_req r, const char *tail,
 		 size_t n, struct fe_rep *rep)
 {
 	static unsigned char buf[FE_REQ_BUF];
@@ -48,7 +50,8 @@ __attribute__((unused)) static int serve(struct fe_srv *s, struct fe_req r, cons
 	return rep->err;
 }
 
-__attribute__((unused)) static int chown_path(struct fe_srv *s, const char *path, uint32_t uid,
+/* CHOWN of the file at path (stat st) to uid:uid; 0 or -errno. */
+static int chown_path(struct fe_srv *s, const char *path, uint32_t uid,
 		      const struct stat *st)
 {
 	struct fe_req r = req_of(FE_OP_CHOWN, st);
@@ -58,6 +61,5 @@ __attribute__((unused)) static int chown_path(struct fe_srv *s, const char *path
 	r.uid = r.gid = uid;
 	return serve(s, r, path, strlen(path) + 1, &rep);
 }
-
 
 #endif

@@ -316,7 +316,8 @@ static void gcc_setid(void)
 	drop();
 }
 
-/* A directory's faked mode and a type change; the paths CHOWN, CHMOD and RENAME store, and DROP. */
+/* A directory's faked mode and a type change; the paths CHOWN, CHMOD
+ * and RENAME store, and DROP. */
 static void gcc_paths(void)
 {
 	struct fe_req r;
@@ -367,7 +368,8 @@ static void test_get_chown_chmod(void)
 	gcc_paths();
 }
 
-/* MKNOD of each type: the faked type and rdev GET shows, CHOWN and CHMOD keep, a real type change drops. */
+/* MKNOD of each type: the faked type and rdev GET shows, CHOWN and CHMOD
+ * keep, a real type change drops. */
 static void mc_mknod(void)
 {
 	struct fe_req r;

@@ -104,8 +104,12 @@ static int creds(void)
 	return 0;
 }
 
-/* The chown family.  main's exit status, or -1 when call (with argc
- * arguments) is none of them. */
+/*
+ * Each group of calls returns main's exit status, or -1 when call (with
+ * argc arguments) is none of its own.
+ */
+
+/* The chown family. */
 static int sc_own(const char *call, const char *path, int argc,
 		  char **argv)
 {
@@ -130,9 +134,7 @@ static int sc_own(const char *call, const char *path, int argc,
 	return -1;
 }
 
-/* The chmod family, and the stat family (which prints the stat
- * line).  main's exit status, or -1 when call (with argc
- * arguments) is none of them. */
+/* The chmod family, and the stat family (which prints the stat line). */
 static int sc_mode(const char *call, const char *path, int argc,
 		   char **argv)
 {
@@ -186,8 +188,7 @@ static int sc_mode(const char *call, const char *path, int argc,
 	return -1;
 }
 
-/* The calls that create a file, a directory or a symlink.  main's exit status, or -1 when call (with argc
- * arguments) is none of them. */
+/* The calls that create a file, a directory or a symlink. */
 static int sc_create(const char *call, const char *path, int argc,
 		     char **argv)
 {
@@ -223,8 +224,7 @@ static int sc_create(const char *call, const char *path, int argc,
 	return -1;
 }
 
-/* access, execve, unlink, rename.  main's exit status, or -1 when call (with argc
- * arguments) is none of them. */
+/* access, execve, unlink, rename. */
 static int sc_path(const char *call, const char *path, int argc,
 		   char **argv)
 {
