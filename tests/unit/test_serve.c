@@ -30,14 +30,14 @@ static int accepted(struct fe_req r, const char *tail, size_t n)
 	return check(build(r, tail, n, 0)) == 0;
 }
 
-static void test_check(void)
+/* Every op, well formed. */
+static void check_ok(void)
 {
 	static char long_path[FE_PATH_MAX + 1];
 	struct fe_req r;
 	unsigned char copy[sizeof(msg) + 1];
 	size_t len;
 
-	/* Every op, well formed. */
 	CHECK("ok: GET", accepted(req_of(FE_OP_GET), "", 0));
 	r = req_of(FE_OP_CHOWN);
 	r.flags = FE_F_UID | FE_F_GID;
@@ -81,8 +81,14 @@ static void test_check(void)
 	len = build(req_of(FE_OP_RENAME), "/unaligned", 11, 0);
 	memcpy(copy + 1, msg, len);
 	CHECK("ok: unaligned buffer", fe_req_check(copy + 1, len, NULL) == 0);
+}
 
-	/* Length. */
+/* Lengths: the message's against tail_len's. */
+static void check_length(void)
+{
+	struct fe_req r;
+	size_t len;
+
 	len = build(req_of(FE_OP_GET), "", 0, 0);
 	CHECK("bad: empty", check(0) == -EPROTO);
 	CHECK("bad: short", check(len - 1) == -EPROTO);
@@ -96,8 +102,13 @@ static void test_check(void)
 	      check(build(r, "", 0, 1)) == -EPROTO);
 	r.tail_len = UINT32_MAX;
 	CHECK("bad: huge tail_len", check(build(r, "/p", 3, 1)) == -EPROTO);
+}
 
-	/* Header fields. */
+/* Header fields: version, op, flags, birth-time tag. */
+static void check_header(void)
+{
+	struct fe_req r;
+
 	r = req_of(FE_OP_GET);
 	r.version = 0;
 	CHECK("bad: version 0", refused(r, "", 0));
@@ -130,8 +141,14 @@ static void test_check(void)
 	r.btag = 0xffffffffu;
 	CHECK("good: any birth-time tag on GET", fe_req_check(&r, sizeof(r),
 							      NULL) == 0);
+}
 
-	/* Tails. */
+/* Tails: one NUL-terminated path where the op takes one. */
+static void check_tails(void)
+{
+	static char long_path[FE_PATH_MAX + 1];
+	struct fe_req r;
+
 	CHECK("bad: unterminated tail", refused(req_of(FE_OP_RENAME), "/ab", 3));
 	CHECK("bad: interior NUL", refused(req_of(FE_OP_RENAME), "/a\0b", 5));
 	CHECK("bad: NUL first", refused(req_of(FE_OP_RENAME), "\0ab", 4));
@@ -149,8 +166,13 @@ static void test_check(void)
 	long_path[FE_PATH_MAX] = '\0';
 	CHECK("bad: path longer than FE_PATH_MAX",
 	      refused(req_of(FE_OP_RENAME), long_path, FE_PATH_MAX + 1));
+}
 
-	/* Modes. */
+/* Modes: the types each op may name, the bits past them. */
+static void check_modes(void)
+{
+	struct fe_req r;
+
 	r = req_of(FE_OP_MKNOD);
 	r.flags = FE_F_MODE;
 	r.mode = S_IFDIR | 0755;
@@ -183,6 +205,12 @@ static void test_check(void)
 	r = req_of(FE_OP_DROP);
 	r.real_mode = 0;
 	CHECK("bad: DROP with real_mode 0", refused(r, "", 0));
+}
+
+/* Ranges: session ids within an int, dev and rdev within 32 bits. */
+static void check_ranges(void)
+{
+	struct fe_req r;
 
 	/* Sessions: a pid that turns negative would reach kill(-1). */
 	r = req_of(FE_OP_SESSION);
@@ -208,10 +236,19 @@ static void test_check(void)
 	      accepted(r, "", 0));
 }
 
-static void test_get_chown_chmod(void)
+static void test_check(void)
 {
-	struct fe_req r;
+	check_ok();
+	check_length();
+	check_header();
+	check_tails();
+	check_modes();
+	check_ranges();
+}
 
+/* GET without a record, then CHOWN of the uid, the gid, neither. */
+static void gcc_owner(void)
+{
 	CHECK("srv init", fe_srv_init(&srv, false) == 0);
 	get(REG(0644));
 	CHECK("GET no record: 0:0, real mode", rep_is(0, 0, 0, REG(0644), 0));
@@ -228,7 +265,11 @@ static void test_get_chown_chmod(void)
 	CHECK("CHOWN -1 -1: nothing changes",
 	      rep_is(FE_R_FOUND, 1234, 55, REG(0644), 0));
 	CHECK("one record", fe_tab_count(&srv.tab) == 1);
+}
 
+/* CHMOD, and what CHOWN does to set-uid and set-gid bits, faked or real. */
+static void gcc_setid(void)
+{
 	chmod_(04755, REG(0644));
 	CHECK("CHMOD 4755", rep_is(FE_R_FOUND, 1234, 55, REG(04755), 0));
 	get(REG(0700));
@@ -273,6 +314,13 @@ static void test_get_chown_chmod(void)
 	      rep_is(FE_R_FOUND, 0, 50, DIR_(0775), 0) &&
 		  srv.tab.root->nsgid == 0);
 	drop();
+}
+
+/* A directory's faked mode and a type change; the paths CHOWN, CHMOD
+ * and RENAME store, and DROP. */
+static void gcc_paths(void)
+{
+	struct fe_req r;
 
 	chmod_(0600, DIR_(0755));
 	CHECK("CHMOD on a directory", rep_is(FE_R_FOUND, 0, 0, DIR_(0600), 0));
@@ -313,7 +361,16 @@ static void test_get_chown_chmod(void)
 	fe_srv_free(&srv);
 }
 
-static void test_mknod_create(void)
+static void test_get_chown_chmod(void)
+{
+	gcc_owner();
+	gcc_setid();
+	gcc_paths();
+}
+
+/* MKNOD of each type: the faked type and rdev GET shows, CHOWN and CHMOD
+ * keep, a real type change drops. */
+static void mc_mknod(void)
 {
 	struct fe_req r;
 
@@ -364,8 +421,13 @@ static void test_mknod_create(void)
 	CHECK("MKNOD fifo over a blk record: a fifo, no rdev",
 	      rep_is(FE_R_FOUND, 0, 5, S_IFIFO | 0640, 0));
 	drop();
+}
 
-	/* CREATE at a reused inode. */
+/* CREATE at a reused inode. */
+static void mc_create(void)
+{
+	struct fe_req r;
+
 	chown_(FE_F_UID | FE_F_GID, 1000, 1000, REG(0644));
 	chmod_(04755, REG(0644));
 	r = req_of(FE_OP_CREATE);
@@ -393,6 +455,12 @@ static void test_mknod_create(void)
 		      fe_tab_count(&srv.tab) == 1);
 	drop();
 	fe_srv_free(&srv);
+}
+
+static void test_mknod_create(void)
+{
+	mc_mknod();
+	mc_create();
 }
 
 static void test_unknown_is_real(void)

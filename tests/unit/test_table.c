@@ -190,14 +190,51 @@ static void test_tombstones(void)
 /* 100,000 keys from capacity 8, with random inserts, updates, deletes and
  * path changes; whenever a rehash is in progress, extra finds, deletes and
  * inserts land in its middle. */
+/* What test_growth counts as it goes. */
+struct growth {
+	size_t n_ref;
+	int mid_ops, bad, failed_puts;
+};
+
+/* Churn on the keys before k: update, rename, delete, revive. */
+static void growth_churn(struct fe_tab *t, int k, struct growth *g)
+{
+	char path[128];
+
+	for (int j = 0; j < 2 && k > 0; j++) {
+		int o = (int)(rnd() % (uint32_t)k);
+		uint32_t what = rnd() % 4;
+
+		g->mid_ops += fe_tab_rehashing(t);
+		if (what == 0 && ref[o].present) {
+			fe_tab_del(t, key_dev(o), key_ino(o));
+			ref[o].present = 0;
+			g->n_ref--;
+		} else if (what == 1) {
+			struct fe_rec w = rec_uid((uint32_t)o + 7);
+
+			path_of(path, sizeof(path), o, ref[o].path_gen + 1);
+			if (fe_tab_put(t, key_dev(o), key_ino(o), &w, path) < 0)
+				g->failed_puts++;
+			if (!ref[o].present)
+				g->n_ref++;
+			ref[o].present = 1;
+			ref[o].uid = (uint32_t)o + 7;
+			ref[o].has_path = 1;
+			ref[o].path_gen++;
+		} else if (!check_key(t, o)) {
+			g->bad++;
+		}
+	}
+}
+
 static void test_growth(void)
 {
 	struct fe_tab t;
 	struct fe_tab_info info;
 	char path[128];
-	size_t n_ref = 0;
-	int rehashes = 0, mid_ops = 0, bad = 0, failed_puts = 0;
-	int in_rehash = 0;
+	struct growth g = { 0 };
+	int rehashes = 0, in_rehash = 0;
 
 	memset(ref, 0, sizeof(ref));
 	CHECK("growth: init 8", fe_tab_init(&t, 8) == 0);
@@ -207,47 +244,21 @@ static void test_growth(void)
 		path_of(path, sizeof(path), k, 0);
 		if (fe_tab_put(&t, key_dev(k), key_ino(k), &w,
 			       k % 2 ? path : NULL) < 0)
-			failed_puts++;
+			g.failed_puts++;
 		ref[k].present = 1;
 		ref[k].uid = (uint32_t)k;
 		ref[k].has_path = k % 2;
 		ref[k].path_gen = 0;
-		n_ref++;
+		g.n_ref++;
 
-		/* Churn on earlier keys: update, rename, delete, revive. */
-		for (int j = 0; j < 2 && k > 0; j++) {
-			int o = (int)(rnd() % (uint32_t)k);
-			uint32_t what = rnd() % 4;
-
-			mid_ops += fe_tab_rehashing(&t);
-			if (what == 0 && ref[o].present) {
-				fe_tab_del(&t, key_dev(o), key_ino(o));
-				ref[o].present = 0;
-				n_ref--;
-			} else if (what == 1) {
-				w = rec_uid((uint32_t)o + 7);
-				path_of(path, sizeof(path), o,
-					ref[o].path_gen + 1);
-				if (fe_tab_put(&t, key_dev(o), key_ino(o), &w,
-					       path) < 0)
-					failed_puts++;
-				if (!ref[o].present)
-					n_ref++;
-				ref[o].present = 1;
-				ref[o].uid = (uint32_t)o + 7;
-				ref[o].has_path = 1;
-				ref[o].path_gen++;
-			} else if (!check_key(&t, o)) {
-				bad++;
-			}
-		}
+		growth_churn(&t, k, &g);
 		fe_tab_info(&t, &info);
 		if (info.old_cap && !in_rehash) {
 			rehashes++;
 			/* At the start of a big rehash: every key. */
 			for (int o = 0; info.old_cap >= 16384 && o <= k; o++)
 				if (!check_key(&t, o))
-					bad++;
+					g.bad++;
 		}
 		in_rehash = info.old_cap != 0;
 		if (info.old_cap) {
@@ -256,24 +267,24 @@ static void test_growth(void)
 			int o = (int)(rnd() % (uint32_t)(k + 1));
 
 			if (!check_key(&t, o))
-				bad++;
+				g.bad++;
 		}
 	}
-	CHECK("growth: no put failed", failed_puts == 0);
+	CHECK("growth: no put failed", g.failed_puts == 0);
 	CHECK("growth: went through many rehashes", rehashes >= 10);
-	CHECK("growth: many ops in the middle of rehashes", mid_ops > 1000);
-	CHECK("growth: every sampled key right during the run", bad == 0);
-	CHECK("growth: count matches the reference", fe_tab_count(&t) == n_ref);
+	CHECK("growth: many ops in the middle of rehashes", g.mid_ops > 1000);
+	CHECK("growth: every sampled key right during the run", g.bad == 0);
+	CHECK("growth: count matches the reference", fe_tab_count(&t) == g.n_ref);
 	for (int k = 0; k < N_KEYS; k++)
 		if (!check_key(&t, k))
-			bad++;
-	CHECK("growth: every key right at the end", bad == 0);
+			g.bad++;
+	CHECK("growth: every key right at the end", g.bad == 0);
 	while (fe_tab_rehash_step(&t, 1000))
 		;
 	for (int k = 0; k < N_KEYS; k++)
 		if (!check_key(&t, k))
-			bad++;
-	CHECK("growth: every key right after the last rehash", bad == 0);
+			g.bad++;
+	CHECK("growth: every key right after the last rehash", g.bad == 0);
 	fe_tab_info(&t, &info);
 	CHECK("growth: load within 3/4",
 	      (info.records + info.tombs) * 4 <= info.cap * 3);

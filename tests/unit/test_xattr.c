@@ -62,13 +62,16 @@ static struct fe_xhdr xh(const char *name, uint32_t vlen, uint32_t size)
 	return h;
 }
 
-static void test_xattr_check(void)
+/* test_xattr_check's longest value (zeros), and its name: 255 bytes once
+ * xc_ok has made it. */
+static char xc_big[FE_XATTR_SIZE_MAX + 2];
+static char xc_name[FE_XATTR_NAME_MAX + 2];
+
+/* Every xattr op well formed, up to the longest XSET. */
+static void xc_ok(void)
 {
-	static char big[FE_XATTR_SIZE_MAX + 2];
-	static char longname[FE_XATTR_NAME_MAX + 2];
 	struct fe_req set = req_of(FE_OP_XSET), get = req_of(FE_OP_XGET);
 	struct fe_req list = req_of(FE_OP_XLIST), del = req_of(FE_OP_XDEL);
-	struct fe_xhdr h;
 	size_t len;
 
 	CHECK("ok: XSET", xcheck(xbuild(set, xh("security.a", 3, 0),
@@ -83,11 +86,11 @@ static void test_xattr_check(void)
 	set.flags = 0;
 	CHECK("ok: XSET of a 64 KiB value with the longest path",
 	      xcheck(xbuild(set, xh("security.a", FE_XATTR_SIZE_MAX, 0),
-			    "security.a", big, big, 0)) == 0);
-	memset(longname, 'n', FE_XATTR_NAME_MAX);
-	memcpy(longname, "trusted.", 8);
+			    "security.a", xc_big, xc_big, 0)) == 0);
+	memset(xc_name, 'n', FE_XATTR_NAME_MAX);
+	memcpy(xc_name, "trusted.", 8);
 	CHECK("ok: XGET of a 255-byte name, size 64 KiB",
-	      xcheck(xbuild(get, xh(longname, 0, FE_XATTR_SIZE_MAX), longname,
+	      xcheck(xbuild(get, xh(xc_name, 0, FE_XATTR_SIZE_MAX), xc_name,
 			    "", "", 0)) == 0);
 	CHECK("ok: XLIST", xcheck(xbuild(list, xh(NULL, 0, 100), NULL, "", "",
 					 0)) == 0);
@@ -101,11 +104,20 @@ static void test_xattr_check(void)
 		memset(path, 'p', sizeof(path));
 		path[0] = '/';
 		path[FE_PATH_MAX - 1] = '\0';
-		len = xbuild(set, xh(longname, FE_XATTR_SIZE_MAX, 0), longname,
-			     big, path, FE_PATH_MAX);
+		len = xbuild(set, xh(xc_name, FE_XATTR_SIZE_MAX, 0), xc_name,
+			     xc_big, path, FE_PATH_MAX);
 		CHECK("ok: the longest XSET fits FE_REQ_BUF",
 		      xcheck(len) == 0 && len < FE_REQ_BUF);
 	}
+}
+
+/* Malformed xattr tails, lengths and flags, each refused. */
+static void xc_bad(void)
+{
+	struct fe_req set = req_of(FE_OP_XSET), get = req_of(FE_OP_XGET);
+	struct fe_req list = req_of(FE_OP_XLIST), del = req_of(FE_OP_XDEL);
+	struct fe_xhdr h;
+	size_t len;
 
 	CHECK("bad: xattr tail shorter than its header",
 	      check(build(req_of(FE_OP_XGET), "abcdefgh", 8, 0)) == -EPROTO);
@@ -116,17 +128,17 @@ static void test_xattr_check(void)
 	h = xh("", 0, 0);
 	CHECK("bad: empty name", xcheck(xbuild(get, h, "", "", "", 0)) ==
 					 -EPROTO);
-	longname[FE_XATTR_NAME_MAX] = 'n';
+	xc_name[FE_XATTR_NAME_MAX] = 'n';
 	CHECK("bad: 256-byte name",
-	      xcheck(xbuild(get, xh(longname, 0, 0), longname, "", "", 0)) ==
+	      xcheck(xbuild(get, xh(xc_name, 0, 0), xc_name, "", "", 0)) ==
 		      -EPROTO);
-	longname[FE_XATTR_NAME_MAX] = '\0';
+	xc_name[FE_XATTR_NAME_MAX] = '\0';
 	CHECK("bad: a value on XGET",
 	      xcheck(xbuild(get, xh("security.a", 1, 0), "security.a", "x", "",
 			    0)) == -EPROTO);
 	CHECK("bad: a value past 64 KiB",
 	      xcheck(xbuild(set, xh("security.a", FE_XATTR_SIZE_MAX + 1, 0),
-			    "security.a", big, "", 0)) == -EPROTO);
+			    "security.a", xc_big, "", 0)) == -EPROTO);
 	CHECK("bad: size on XSET",
 	      xcheck(xbuild(set, xh("security.a", 1, 1), "security.a", "x", "",
 			    0)) == -EPROTO);
@@ -166,6 +178,12 @@ static void test_xattr_check(void)
 	      xcheck(xbuild(set, h, "security.a", "", "", 0)) == -EPROTO);
 	CHECK("bad: XGET without a tail", check(build(req_of(FE_OP_XGET), "",
 						      0, 0)) == -EPROTO);
+}
+
+static void test_xattr_check(void)
+{
+	xc_ok();
+	xc_bad();
 }
 
 /* Serve the xattr message in xmsg. */
@@ -233,18 +251,32 @@ static const unsigned char acl_ext[] = {
 	0x20, 0, 5, 0, 0xff, 0xff, 0xff, 0xff,
 };
 
-static void test_xattr_ops(void)
+/* The XSET request test_xattr_ops starts from for its file (key 10)
+ * and for its directory (key 11). */
+static struct fe_req xset_file(void)
 {
-	static char big[FE_XATTR_SIZE_MAX];
-	struct fe_req f = req_of(FE_OP_XSET), d = req_of(FE_OP_XSET);
-	const unsigned char *v;
-	int nospc = 0;
+	struct fe_req f = req_of(FE_OP_XSET);
 
-	CHECK("srv init x", fe_srv_init(&srv, false) == 0);
 	f.ino = 10;
+	return f;
+}
+
+static struct fe_req xset_dir(void)
+{
+	struct fe_req d = req_of(FE_OP_XSET);
+
 	d.ino = 11;
 	d.real_mode = DIR_(0755);
+	return d;
+}
 
+/* XSET, XGET and XLIST of a file's names, with their size queries and
+ * refusals. */
+static void xo_set_get(void)
+{
+	struct fe_req f = xset_file();
+
+	CHECK("srv init x", fe_srv_init(&srv, false) == 0);
 	xset(f, "security.a", "one", 3, 0, "/w/f");
 	CHECK("XSET on a file without a record: a default record with "
 	      "FE_REC_XATTR",
@@ -278,6 +310,12 @@ static void test_xattr_ops(void)
 	xget(f, "trusted.b", 100);
 	CHECK("an empty value", rep.err == 0 && rep.count[0] == 0 &&
 					srv.rep_len == 0);
+}
+
+/* Which changes of a file keep its xattrs, which drop some; XDEL. */
+static void xo_keep_drop(void)
+{
+	struct fe_req f = xset_file();
 
 	/* A path change keeps them. */
 	{
@@ -317,8 +355,15 @@ static void test_xattr_ops(void)
 		      !strcmp(path_at(0x803, 10), "/w/g"));
 	xop(f, FE_OP_XLIST, NULL, 100);
 	CHECK("XLIST of none", rep.err == 0 && rep.count[0] == 0);
+}
 
-	/* ACLs. */
+/* ACLs. */
+static void xo_acl(void)
+{
+	struct fe_req f = xset_file();
+	struct fe_req d = xset_dir();
+	const unsigned char *v;
+
 	xset(d, "system.posix_acl_access", acl_ext, sizeof(acl_ext), 0, "/w/d");
 	CHECK("an extended access ACL: group bits from its mask",
 	      rep.err == 0 && rep.mode == DIR_(0775));
@@ -362,6 +407,15 @@ static void test_xattr_ops(void)
 		CHECK("an empty ACL removes the kept one",
 		      rep.err == -ENODATA);
 	}
+}
+
+/* The bytes a record may take, and the calls that take the record and
+ * its xattrs. */
+static void xo_bounds(void)
+{
+	static char big[FE_XATTR_SIZE_MAX];
+	struct fe_req f = xset_file();
+	int nospc = 0;
 
 	/* The record's bytes are bounded. */
 	for (int i = 0; i < 20 && !nospc; i++) {
@@ -403,6 +457,14 @@ static void test_xattr_ops(void)
 		      rep.err == -ENODATA && slot_flags(10) == 0);
 	}
 	fe_srv_free(&srv);
+}
+
+static void test_xattr_ops(void)
+{
+	xo_set_get();
+	xo_keep_drop();
+	xo_acl();
+	xo_bounds();
 }
 
 /* Many records with xattrs while the table grows and the arena compacts:

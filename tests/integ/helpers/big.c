@@ -39,6 +39,39 @@ static size_t env_count(void)
 }
 
 /* Each child reports on its pipe: 0 for success, an errno byte else. */
+/* Child k of forkchown: creates and chowns f.k, says how that went on
+ * done, waits for go, then chowns and stats it once more. */
+static _Noreturn void forkchown_child(long k, const char *dir,
+				      const int done[2], const int go[2])
+{
+	char path[4096], c;
+	unsigned char e = 0;
+	struct stat st;
+	int fd;
+
+	close(done[0]);
+	close(go[1]);
+	snprintf(path, sizeof(path), "%s/f.%ld", dir, k);
+	fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+	if (fd < 0 || close(fd) < 0 ||
+	    chown(path, (uid_t)(k + 1), (gid_t)(k + 2)) < 0)
+		e = (unsigned char)errno;
+	if (write(done[1], &e, 1) != 1)
+		_exit(1);
+	/* Hold on to the connection until every child has made its call:
+	 * then n are live at once. */
+	while (read(go[0], &c, 1) < 0 && errno == EINTR)
+		;
+	/* Once more, on a connection the daemon may have closed meanwhile
+	 * to make room. */
+	if (chown(path, (uid_t)(k + 3), (gid_t)(k + 4)) < 0 ||
+	    stat(path, &st) < 0)
+		_exit(2);
+	if (st.st_uid != (uid_t)(k + 3) || st.st_gid != (gid_t)(k + 4))
+		_exit(3);
+	_exit(0);
+}
+
 static int forkchown(long n, const char *dir)
 {
 	int done[2], go[2];
@@ -55,35 +88,8 @@ static int forkchown(long n, const char *dir)
 			n = k;
 			break;
 		}
-		if (pid == 0) {
-			char path[4096], c;
-			unsigned char e = 0;
-			struct stat st;
-			int fd;
-
-			close(done[0]);
-			close(go[1]);
-			snprintf(path, sizeof(path), "%s/f.%ld", dir, k);
-			fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
-			if (fd < 0 || close(fd) < 0 ||
-			    chown(path, (uid_t)(k + 1), (gid_t)(k + 2)) < 0)
-				e = (unsigned char)errno;
-			if (write(done[1], &e, 1) != 1)
-				_exit(1);
-			/* Hold on to the connection until every child has
-			 * made its call: then n are live at once. */
-			while (read(go[0], &c, 1) < 0 && errno == EINTR)
-				;
-			/* Once more, on a connection the daemon may have
-			 * closed meanwhile to make room. */
-			if (chown(path, (uid_t)(k + 3), (gid_t)(k + 4)) < 0 ||
-			    stat(path, &st) < 0)
-				_exit(2);
-			_exit(st.st_uid == (uid_t)(k + 3) &&
-					      st.st_gid == (gid_t)(k + 4) ?
-				      0 :
-				      3);
-		}
+		if (pid == 0)
+			forkchown_child(k, dir, done, go);
 	}
 	close(done[1]);
 	close(go[0]);

@@ -263,9 +263,44 @@ static int fstat_fd(const char *arg)
 	return 0;
 }
 
+/* Sums the workers' counts and prints the totals line; 1 when they say
+ * the run failed, else 0. */
+static int report(const struct counts *cs, long nproc, uint64_t seed)
+{
+	struct counts t;
+
+	memset(&t, 0, sizeof(t));
+	for (long i = 0; i < nproc; i++) {
+		t.creates += cs[i].creates;
+		t.chowns += cs[i].chowns;
+		t.renames += cs[i].renames;
+		t.links += cs[i].links;
+		t.unlinks += cs[i].unlinks;
+		t.new_checks += cs[i].new_checks;
+		t.new_bad += cs[i].new_bad;
+		t.checks += cs[i].checks;
+		t.bad += cs[i].bad;
+		t.bad_named += cs[i].bad_named;
+		t.errors += cs[i].errors;
+	}
+	printf("totals checks %llu chowns %llu creates %llu renames %llu "
+	       "links %llu unlinks %llu new-checks %llu new-mismatches %llu "
+	       "mismatches %llu (named %llu) errors %llu seed %llu\n",
+	       (unsigned long long)t.checks, (unsigned long long)t.chowns,
+	       (unsigned long long)t.creates, (unsigned long long)t.renames,
+	       (unsigned long long)t.links, (unsigned long long)t.unlinks,
+	       (unsigned long long)t.new_checks, (unsigned long long)t.new_bad,
+	       (unsigned long long)t.bad, (unsigned long long)t.bad_named,
+	       (unsigned long long)t.errors, (unsigned long long)seed);
+	if (t.bad || t.new_bad || t.errors || t.checks == 0 ||
+	    t.new_checks == 0)
+		return 1;
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
-	struct counts *cs, t;
+	struct counts *cs;
 	long nproc, seconds = 5;
 	uint64_t seed;
 	int go[2], i, st, rc = 0;
@@ -323,31 +358,7 @@ int main(int argc, char **argv)
 			rc = 1;
 		}
 	}
-	memset(&t, 0, sizeof(t));
-	for (i = 0; i < nproc; i++) {
-		t.creates += cs[i].creates;
-		t.chowns += cs[i].chowns;
-		t.renames += cs[i].renames;
-		t.links += cs[i].links;
-		t.unlinks += cs[i].unlinks;
-		t.new_checks += cs[i].new_checks;
-		t.new_bad += cs[i].new_bad;
-		t.checks += cs[i].checks;
-		t.bad += cs[i].bad;
-		t.bad_named += cs[i].bad_named;
-		t.errors += cs[i].errors;
-	}
-	printf("totals checks %llu chowns %llu creates %llu renames %llu "
-	       "links %llu unlinks %llu new-checks %llu new-mismatches %llu "
-	       "mismatches %llu (named %llu) errors %llu seed %llu\n",
-	       (unsigned long long)t.checks, (unsigned long long)t.chowns,
-	       (unsigned long long)t.creates, (unsigned long long)t.renames,
-	       (unsigned long long)t.links, (unsigned long long)t.unlinks,
-	       (unsigned long long)t.new_checks, (unsigned long long)t.new_bad,
-	       (unsigned long long)t.bad, (unsigned long long)t.bad_named,
-	       (unsigned long long)t.errors, (unsigned long long)seed);
-	if (t.bad || t.new_bad || t.errors || t.checks == 0 ||
-	    t.new_checks == 0)
+	if (report(cs, nproc, seed))
 		rc = 1;
 	return rc;
 }

@@ -56,6 +56,58 @@ static void result(const char *what, int r)
 		err_out(errno);
 }
 
+/* setgroups of a comma-separated list, "-" for none. */
+static void set_groups(const char *what, const char *a)
+{
+	gid_t gs[256];
+	size_t n = 0;
+	char buf[1024], *tok, *save;
+
+	snprintf(buf, sizeof(buf), "%s", a);
+	if (strcmp(a, "-"))
+		for (tok = strtok_r(buf, ",", &save);
+		     tok && n < 256;
+		     tok = strtok_r(NULL, ",", &save))
+			gs[n++] = num(tok);
+	result(what, setgroups(n, gs));
+}
+
+/* Step s, its arguments in arg (what: s and them, for the output).  0,
+ * or main's exit status. */
+static int one_step(const char *s, const char *what, char **arg)
+{
+	const char *a = arg[0];
+
+	if (!strcmp(s, "setuid")) {
+		result(what, setuid(num(a)));
+	} else if (!strcmp(s, "seteuid")) {
+		result(what, seteuid(num(a)));
+	} else if (!strcmp(s, "setgid")) {
+		result(what, setgid(num(a)));
+	} else if (!strcmp(s, "setegid")) {
+		result(what, setegid(num(a)));
+	} else if (!strcmp(s, "setreuid")) {
+		result(what, setreuid(num(a), num(arg[1])));
+	} else if (!strcmp(s, "setregid")) {
+		result(what, setregid(num(a), num(arg[1])));
+	} else if (!strcmp(s, "setresuid")) {
+		result(what, setresuid(num(a), num(arg[1]), num(arg[2])));
+	} else if (!strcmp(s, "setresgid")) {
+		result(what, setresgid(num(a), num(arg[1]), num(arg[2])));
+	} else if (!strcmp(s, "setfsuid")) {
+		printf("%s: %d\n", what, setfsuid(num(a)));
+	} else if (!strcmp(s, "setfsgid")) {
+		printf("%s: %d\n", what, setfsgid(num(a)));
+	} else if (!strcmp(s, "initgroups")) {
+		result(what, initgroups(a, num(arg[1])));
+	} else if (!strcmp(s, "setgroups")) {
+		set_groups(what, a);
+	} else {
+		return usage("creds: unknown STEP");
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	char what[256];
@@ -99,47 +151,10 @@ int main(int argc, char **argv)
 		else
 			snprintf(what, sizeof(what), "%s %s %s %s", s,
 				 argv[i + 1], argv[i + 2], argv[i + 3]);
-		const char *a = argv[i + 1];
+		int rc = one_step(s, what, argv + i + 1);
 
-		if (!strcmp(s, "setuid")) {
-			result(what, setuid(num(a)));
-		} else if (!strcmp(s, "seteuid")) {
-			result(what, seteuid(num(a)));
-		} else if (!strcmp(s, "setgid")) {
-			result(what, setgid(num(a)));
-		} else if (!strcmp(s, "setegid")) {
-			result(what, setegid(num(a)));
-		} else if (!strcmp(s, "setreuid")) {
-			result(what, setreuid(num(a), num(argv[i + 2])));
-		} else if (!strcmp(s, "setregid")) {
-			result(what, setregid(num(a), num(argv[i + 2])));
-		} else if (!strcmp(s, "setresuid")) {
-			result(what, setresuid(num(a), num(argv[i + 2]),
-					       num(argv[i + 3])));
-		} else if (!strcmp(s, "setresgid")) {
-			result(what, setresgid(num(a), num(argv[i + 2]),
-					       num(argv[i + 3])));
-		} else if (!strcmp(s, "setfsuid")) {
-			printf("%s: %d\n", what, setfsuid(num(a)));
-		} else if (!strcmp(s, "setfsgid")) {
-			printf("%s: %d\n", what, setfsgid(num(a)));
-		} else if (!strcmp(s, "initgroups")) {
-			result(what, initgroups(a, num(argv[i + 2])));
-		} else if (!strcmp(s, "setgroups")) {
-			gid_t gs[256];
-			size_t n = 0;
-			char buf[1024], *tok, *save;
-
-			snprintf(buf, sizeof(buf), "%s", a);
-			if (strcmp(a, "-"))
-				for (tok = strtok_r(buf, ",", &save);
-				     tok && n < 256;
-				     tok = strtok_r(NULL, ",", &save))
-					gs[n++] = num(tok);
-			result(what, setgroups(n, gs));
-		} else {
-			return usage("creds: unknown STEP");
-		}
+		if (rc)
+			return rc;
 		i += need + 1;
 	}
 	return 0;

@@ -140,179 +140,250 @@ static int run_wait_max(pid_t pid, int secs)
 	return run_wait(pid);
 }
 
-int main(int argc, char **argv)
+/* main's arguments, for the calls that take more than DIR. */
+static int ac;
+static char **av;
+
+static int p_fork(void)
 {
-	const char *call;
+	unsigned long u, g;
+
+	if (cs("parent", 1, 2) != 0) /* connects before fork */
+		return printf("parent chown failed\n"), 1;
+	pid_t pid = fork();
+
+	if (pid == 0)
+		_exit(cs("child", 3, 4) == 0 && show("parent", &u, &g) == 0 &&
+			      u == 1 && g == 2 ? 0 : 1);
+	if (run_wait(pid) != 0)
+		return printf("child: chown/stat after fork failed\n"), 1;
+	if (show("child", &u, &g) != 0 || u != 3 || g != 4)
+		return printf("parent sees child's file as %lu:%lu\n", u, g), 1;
+	if (cs("parent2", 5, 6) != 0)
+		return printf("parent chown after fork failed\n"), 1;
+	return 0;
+}
+
+static int p_fork_quiet(void)
+{
+	pid_t pid = fork();
+
+	if (pid == 0)
+		_exit(cs("qchild", 21, 22) == 0 ? 0 : 1);
+	if (after_child(pid, "qparent", 23, "qchild", 21) != 0)
+		return 1;
+	return 0;
+}
+
+static int p_fork_busy(void)
+{
+	unsigned long u, g;
+	pthread_t t[4];
+	void *r;
+	int bad = 0;
+
+	for (long k = 0; k < 4; k++)
+		pthread_create(&t[k], NULL, busy_main, (void *)k);
+	for (int i = 0; i < 200 && !bad; i++) {
+		char name[32];
+		pid_t pid;
+
+		snprintf(name, sizeof(name), "f%d", i);
+		pid = fork();
+		if (pid == 0)
+			_exit(cs(name, 500 + i, 600 + i) == 0 ? 0 : 1);
+		int st = run_wait_max(pid, 10);
+
+		if (st != 0) {
+			printf("child %d: %s\n", i,
+			       st == 128 + SIGKILL ? "hung" : "chown/stat failed");
+			bad = 1;
+		} else if (show(name, &u, &g) != 0 || u != 500u + i ||
+			   g != 600u + i) {
+			printf("parent sees child %d's file as %lu:%lu\n", i, u, g);
+			bad = 1;
+		}
+	}
+	atomic_store(&busy_stop, 1);
+	for (int k = 0; k < 4; k++) {
+		pthread_join(t[k], &r);
+		if (r != NULL && !bad)
+			bad = printf("a busy thread saw a wrong owner\n");
+	}
+	if (bad)
+		return 1;
+	return 0;
+}
+
+static int p_vfork_call(void)
+{
+	pid_t pid;
+
+	if (cs("vp", 31, 32) != 0)
+		return printf("parent chown failed\n"), 1;
+	pid = vfork();
+	if (pid == 0)
+		_exit(cs("vc", 33, 34) == 0 ? 0 : 1);
+	if (after_child(pid, "vp2", 35, "vc", 33) != 0)
+		return 1;
+	return 0;
+}
+
+static int p_exec(void)
+{
+	const char *call = av[1];
+	char p[4096];
+	char *args[] = { av[3], "stat", p, NULL };
+	int fds[2];
+	pid_t pid;
+
+	if (ac != 4)
+		return usage("proc vfork-exec|spawn DIR ST");
+	if (cs("v", 7, 8) != 0)
+		return printf("chown failed\n"), 1;
+	path(p, sizeof(p), "v");
+	fflush(stdout);
+	if (pipe(fds) != 0)
+		return err_out(errno);
+	if (!strcmp(call, "spawn")) {
+		posix_spawn_file_actions_t fa;
+
+		posix_spawn_file_actions_init(&fa);
+		posix_spawn_file_actions_adddup2(&fa, fds[1], 1);
+		if (posix_spawn(&pid, av[3], &fa, NULL, args, environ))
+			return printf("posix_spawn failed\n"), 1;
+	} else {
+		pid = vfork();
+		if (pid == 0) {
+			dup2(fds[1], 1);
+			execve(av[3], args, environ);
+			_exit(127);
+		}
+	}
+	close(fds[1]);
+	char out[256] = "";
+	ssize_t n = read(fds[0], out, sizeof(out) - 1);
+
+	if (run_wait(pid) != 0 || n <= 0)
+		return printf("child failed\n"), 1;
+	out[n] = '\0';
+	if (strcmp(out, "7 8 100644 0 0\n"))
+		return printf("child saw %s", out), 1;
+	return 0;
+}
+
+static int p_threads(void)
+{
+	pthread_t t[8];
+	void *r;
+	int bad = 0;
+
+	for (long k = 0; k < 8; k++)
+		pthread_create(&t[k], NULL, thread_main, (void *)k);
+	for (int k = 0; k < 8; k++) {
+		pthread_join(t[k], &r);
+		bad |= r != NULL;
+	}
+	if (bad)
+		return printf("a thread saw a wrong owner\n"), 1;
+	return 0;
+}
+
+static int p_signal(void)
+{
+	struct sigaction sa;
+	struct itimerval it = { { 0, 1000 }, { 0, 1000 } };
+
+	if (cs("sig", 9, 9) != 0)
+		return printf("chown failed\n"), 1;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_alarm;
+	sa.sa_flags = SA_RESTART;
+	sigaction(SIGALRM, &sa, NULL);
+	setitimer(ITIMER_REAL, &it, NULL);
+	for (int i = 0; i < 2000; i++)
+		if (cs("main", 10 + i % 5, 20 + i % 5) != 0)
+			return printf("main chown/stat failed at %d\n", i), 1;
+	memset(&it, 0, sizeof(it));
+	setitimer(ITIMER_REAL, &it, NULL);
+	if (handler_bad)
+		return printf("stat in the handler failed\n"), 1;
+	if (handler_calls == 0)
+		return printf("the handler never ran\n"), 1;
+	return 0;
+}
+
+static int p_closefrom(void)
+{
+	unsigned long u, g;
+
+	if (cs("c1", 11, 12) != 0)
+		return printf("chown failed\n"), 1;
+	closefrom(3);
+	if (cs("c2", 13, 14) != 0 || show("c1", &u, &g) || u != 11)
+		return printf("chown/stat after closefrom failed\n"), 1;
+	return 0;
+}
+
+static int p_dup2(void)
+{
 	unsigned long u, g;
 	char p[4096];
+	int null;
 
+	if (cs("d1", 15, 16) != 0)
+		return printf("chown failed\n"), 1;
+	null = open("/dev/null", O_WRONLY);
+	path(p, sizeof(p), "sink");
+	int sink = open(p, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+
+	for (int fd = 3; fd < 64; fd++)
+		if (fd != null && fd != sink)
+			dup2(sink, fd);
+	if (cs("d2", 17, 18) != 0 || show("d1", &u, &g) || u != 15)
+		return printf("chown/stat after dup2 over fds failed\n"), 1;
+	struct stat st;
+
+	if (fstat(sink, &st) != 0 || st.st_size != 0)
+		return printf("the shim wrote into the program's file\n"), 1;
+	return 0;
+}
+
+/* The calls, by name: each returns 0 for "ok", else main's exit status
+ * after saying what went wrong. */
+static const struct {
+	const char *name;
+	int (*run)(void);
+} calls[] = {
+	{ "fork", p_fork },
+	{ "fork-quiet", p_fork_quiet },
+	{ "fork-busy", p_fork_busy },
+	{ "vfork-call", p_vfork_call },
+	{ "vfork-exec", p_exec },
+	{ "spawn", p_exec },
+	{ "threads", p_threads },
+	{ "signal", p_signal },
+	{ "closefrom", p_closefrom },
+	{ "dup2", p_dup2 },
+};
+
+int main(int argc, char **argv)
+{
 	if (argc < 3)
 		return usage("proc CALL DIR [ST]");
-	call = argv[1];
+	ac = argc;
+	av = argv;
 	snprintf(dir, sizeof(dir), "%s", argv[2]);
-	if (!strcmp(call, "fork")) {
-		if (cs("parent", 1, 2) != 0) /* connects before fork */
-			return printf("parent chown failed\n"), 1;
-		pid_t pid = fork();
+	for (size_t i = 0; i < sizeof(calls) / sizeof(calls[0]); i++) {
+		int rc;
 
-		if (pid == 0)
-			_exit(cs("child", 3, 4) == 0 && show("parent", &u, &g) == 0 &&
-				      u == 1 && g == 2 ? 0 : 1);
-		if (run_wait(pid) != 0)
-			return printf("child: chown/stat after fork failed\n"), 1;
-		if (show("child", &u, &g) != 0 || u != 3 || g != 4)
-			return printf("parent sees child's file as %lu:%lu\n", u, g), 1;
-		if (cs("parent2", 5, 6) != 0)
-			return printf("parent chown after fork failed\n"), 1;
-	} else if (!strcmp(call, "fork-quiet")) {
-		pid_t pid = fork();
-
-		if (pid == 0)
-			_exit(cs("qchild", 21, 22) == 0 ? 0 : 1);
-		if (after_child(pid, "qparent", 23, "qchild", 21) != 0)
-			return 1;
-	} else if (!strcmp(call, "fork-busy")) {
-		pthread_t t[4];
-		void *r;
-		int bad = 0;
-
-		for (long k = 0; k < 4; k++)
-			pthread_create(&t[k], NULL, busy_main, (void *)k);
-		for (int i = 0; i < 200 && !bad; i++) {
-			char name[32];
-			pid_t pid;
-
-			snprintf(name, sizeof(name), "f%d", i);
-			pid = fork();
-			if (pid == 0)
-				_exit(cs(name, 500 + i, 600 + i) == 0 ? 0 : 1);
-			int st = run_wait_max(pid, 10);
-
-			if (st != 0) {
-				printf("child %d: %s\n", i,
-				       st == 128 + SIGKILL ? "hung" : "chown/stat failed");
-				bad = 1;
-			} else if (show(name, &u, &g) != 0 || u != 500u + i ||
-				   g != 600u + i) {
-				printf("parent sees child %d's file as %lu:%lu\n", i, u, g);
-				bad = 1;
-			}
-		}
-		atomic_store(&busy_stop, 1);
-		for (int k = 0; k < 4; k++) {
-			pthread_join(t[k], &r);
-			if (r != NULL && !bad)
-				bad = printf("a busy thread saw a wrong owner\n");
-		}
-		if (bad)
-			return 1;
-	} else if (!strcmp(call, "vfork-call")) {
-		pid_t pid;
-
-		if (cs("vp", 31, 32) != 0)
-			return printf("parent chown failed\n"), 1;
-		pid = vfork();
-		if (pid == 0)
-			_exit(cs("vc", 33, 34) == 0 ? 0 : 1);
-		if (after_child(pid, "vp2", 35, "vc", 33) != 0)
-			return 1;
-	} else if (!strcmp(call, "vfork-exec") || !strcmp(call, "spawn")) {
-		char *args[] = { argv[3], "stat", p, NULL };
-		int fds[2];
-		pid_t pid;
-
-		if (argc != 4)
-			return usage("proc vfork-exec|spawn DIR ST");
-		if (cs("v", 7, 8) != 0)
-			return printf("chown failed\n"), 1;
-		path(p, sizeof(p), "v");
-		fflush(stdout);
-		if (pipe(fds) != 0)
-			return err_out(errno);
-		if (!strcmp(call, "spawn")) {
-			posix_spawn_file_actions_t fa;
-
-			posix_spawn_file_actions_init(&fa);
-			posix_spawn_file_actions_adddup2(&fa, fds[1], 1);
-			if (posix_spawn(&pid, argv[3], &fa, NULL, args, environ))
-				return printf("posix_spawn failed\n"), 1;
-		} else {
-			pid = vfork();
-			if (pid == 0) {
-				dup2(fds[1], 1);
-				execve(argv[3], args, environ);
-				_exit(127);
-			}
-		}
-		close(fds[1]);
-		char out[256] = "";
-		ssize_t n = read(fds[0], out, sizeof(out) - 1);
-
-		if (run_wait(pid) != 0 || n <= 0)
-			return printf("child failed\n"), 1;
-		out[n] = '\0';
-		if (strcmp(out, "7 8 100644 0 0\n"))
-			return printf("child saw %s", out), 1;
-	} else if (!strcmp(call, "threads")) {
-		pthread_t t[8];
-		void *r;
-		int bad = 0;
-
-		for (long k = 0; k < 8; k++)
-			pthread_create(&t[k], NULL, thread_main, (void *)k);
-		for (int k = 0; k < 8; k++) {
-			pthread_join(t[k], &r);
-			bad |= r != NULL;
-		}
-		if (bad)
-			return printf("a thread saw a wrong owner\n"), 1;
-	} else if (!strcmp(call, "signal")) {
-		struct sigaction sa;
-		struct itimerval it = { { 0, 1000 }, { 0, 1000 } };
-
-		if (cs("sig", 9, 9) != 0)
-			return printf("chown failed\n"), 1;
-		memset(&sa, 0, sizeof(sa));
-		sa.sa_handler = on_alarm;
-		sa.sa_flags = SA_RESTART;
-		sigaction(SIGALRM, &sa, NULL);
-		setitimer(ITIMER_REAL, &it, NULL);
-		for (int i = 0; i < 2000; i++)
-			if (cs("main", 10 + i % 5, 20 + i % 5) != 0)
-				return printf("main chown/stat failed at %d\n", i), 1;
-		memset(&it, 0, sizeof(it));
-		setitimer(ITIMER_REAL, &it, NULL);
-		if (handler_bad)
-			return printf("stat in the handler failed\n"), 1;
-		if (handler_calls == 0)
-			return printf("the handler never ran\n"), 1;
-	} else if (!strcmp(call, "closefrom")) {
-		if (cs("c1", 11, 12) != 0)
-			return printf("chown failed\n"), 1;
-		closefrom(3);
-		if (cs("c2", 13, 14) != 0 || show("c1", &u, &g) || u != 11)
-			return printf("chown/stat after closefrom failed\n"), 1;
-	} else if (!strcmp(call, "dup2")) {
-		int null;
-
-		if (cs("d1", 15, 16) != 0)
-			return printf("chown failed\n"), 1;
-		null = open("/dev/null", O_WRONLY);
-		path(p, sizeof(p), "sink");
-		int sink = open(p, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-
-		for (int fd = 3; fd < 64; fd++)
-			if (fd != null && fd != sink)
-				dup2(sink, fd);
-		if (cs("d2", 17, 18) != 0 || show("d1", &u, &g) || u != 15)
-			return printf("chown/stat after dup2 over fds failed\n"), 1;
-		struct stat st;
-
-		if (fstat(sink, &st) != 0 || st.st_size != 0)
-			return printf("the shim wrote into the program's file\n"), 1;
-	} else {
-		return usage("proc: unknown CALL");
+		if (strcmp(argv[1], calls[i].name))
+			continue;
+		rc = calls[i].run();
+		if (rc)
+			return rc;
+		printf("ok\n");
+		return 0;
 	}
-	printf("ok\n");
-	return 0;
+	return usage("proc: unknown CALL");
 }

@@ -104,22 +104,17 @@ static int creds(void)
 	return 0;
 }
 
-int main(int argc, char **argv)
+/*
+ * Each group of calls returns main's exit status, or -1 when call (with
+ * argc arguments) is none of its own.
+ */
+
+/* The chown family. */
+static int sc_own(const char *call, const char *path, int argc,
+		  char **argv)
 {
-	const char *call, *path;
-	struct stat st;
-	struct statx stx;
-	long r;
 	int fd;
 
-	if (argc == 2 && !strcmp(argv[1], "creds"))
-		return creds();
-	if (argc == 2 && !strcmp(argv[1], "getpid"))
-		return syscall(SYS_getpid) == getpid() ? done(0) : 1;
-	if (argc < 3)
-		return usage("sysc CALL PATH [ARGS]");
-	call = argv[1];
-	path = argv[2];
 	if (!strcmp(call, "chown") && argc == 5)
 		return done(syscall(SYS_chown, path, num(argv[3]), num(argv[4])));
 	if (!strcmp(call, "lchown") && argc == 5)
@@ -136,6 +131,18 @@ int main(int argc, char **argv)
 	if (!strcmp(call, "fchownat-nofollow") && argc == 5)
 		return done(syscall(SYS_fchownat, AT_FDCWD, path, num(argv[3]),
 				    num(argv[4]), AT_SYMLINK_NOFOLLOW));
+	return -1;
+}
+
+/* The chmod family, and the stat family (which prints the stat line). */
+static int sc_mode(const char *call, const char *path, int argc,
+		   char **argv)
+{
+	struct stat st;
+	struct statx stx;
+	long r;
+	int fd;
+
 	if (!strcmp(call, "chmod") && argc == 4)
 		return done(syscall(SYS_chmod, path, omode(argv[3])));
 	if (!strcmp(call, "fchmod") && argc == 4) {
@@ -178,6 +185,13 @@ int main(int argc, char **argv)
 			   makedev(stx.stx_rdev_major, stx.stx_rdev_minor));
 		return 0;
 	}
+	return -1;
+}
+
+/* The calls that create a file, a directory or a symlink. */
+static int sc_create(const char *call, const char *path, int argc,
+		     char **argv)
+{
 	if ((!strcmp(call, "mknod") || !strcmp(call, "mknodat")) && argc == 6) {
 		unsigned long d = kdev((unsigned)num(argv[4]), (unsigned)num(argv[5]));
 
@@ -207,6 +221,13 @@ int main(int argc, char **argv)
 		return done(syscall(SYS_symlink, argv[3], path));
 	if (!strcmp(call, "symlinkat") && argc == 4)
 		return done(syscall(SYS_symlinkat, argv[3], AT_FDCWD, path));
+	return -1;
+}
+
+/* access, execve, unlink, rename. */
+static int sc_path(const char *call, const char *path, int argc,
+		   char **argv)
+{
 	if (!strcmp(call, "access") && argc == 3)
 		return done(syscall(SYS_access, path, W_OK));
 	if (!strcmp(call, "faccessat") && argc == 3)
@@ -233,5 +254,32 @@ int main(int argc, char **argv)
 	if (!strcmp(call, "renameat2") && argc == 4)
 		return done(syscall(SYS_renameat2, AT_FDCWD, path, AT_FDCWD,
 				    argv[3], 0));
+	return -1;
+}
+
+/* The groups of calls, each trying its own. */
+static int (*const groups[])(const char *call, const char *path, int argc,
+			     char **argv) = {
+	sc_own, sc_mode, sc_create, sc_path,
+};
+
+int main(int argc, char **argv)
+{
+	const char *call, *path;
+
+	if (argc == 2 && !strcmp(argv[1], "creds"))
+		return creds();
+	if (argc == 2 && !strcmp(argv[1], "getpid"))
+		return syscall(SYS_getpid) == getpid() ? done(0) : 1;
+	if (argc < 3)
+		return usage("sysc CALL PATH [ARGS]");
+	call = argv[1];
+	path = argv[2];
+	for (size_t i = 0; i < sizeof(groups) / sizeof(groups[0]); i++) {
+		int rc = groups[i](call, path, argc, argv);
+
+		if (rc >= 0)
+			return rc;
+	}
 	return usage("sysc: unknown CALL or wrong arguments");
 }

@@ -88,13 +88,154 @@ static int capset_eff(int raise)
 	return caps();
 }
 
+/* Values and lists, and setn's value: 128 KiB, past any xattr. */
+static char buf[1 << 17];
+
+/* main's exit status for a call's result n. */
+static int done(ssize_t n)
+{
+	if (n < 0)
+		return err_out(errno);
+	printf("ok\n");
+	return 0;
+}
+
+static int x_set(const char *call, const char *path, int argc, char **argv)
+{
+	const char *v;
+	int flags = 0;
+	ssize_t n;
+
+	if (argc < 5)
+		return usage("xat set PATH NAME VALUE [create|replace]");
+	v = argv[4];
+	if (argc > 5)
+		flags = !strcmp(argv[5], "create")    ? XATTR_CREATE
+			: !strcmp(argv[5], "replace") ? XATTR_REPLACE
+						      : atoi(argv[5]);
+	if (!strcmp(call, "set"))
+		n = setxattr(path, argv[3], v, strlen(v), flags);
+	else if (!strcmp(call, "lset"))
+		n = lsetxattr(path, argv[3], v, strlen(v), flags);
+	else if (!strcmp(call, "fset"))
+		n = fsetxattr(fd_of(path), argv[3], v, strlen(v), flags);
+	else
+		n = syscall(SYS_setxattr, path, argv[3], v, strlen(v), flags);
+	return done(n);
+}
+
+static int x_setn(const char *call, const char *path, int argc, char **argv)
+{
+	size_t len;
+
+	if (argc != 5)
+		return usage("xat setn PATH NAME N");
+	len = (size_t)num(argv[4]);
+	if (len > sizeof(buf))
+		return usage("xat setn: N too large");
+	memset(buf, 'v', len);
+	return done(call[0] == 'f'
+			    ? fsetxattr(fd_of(path), argv[3], buf, len, 0)
+			    : setxattr(path, argv[3], buf, len, 0));
+}
+
+static int x_get(const char *call, const char *path, int argc, char **argv)
+{
+	size_t size = sizeof(buf) - 1;
+	ssize_t n;
+
+	if (argc < 4)
+		return usage("xat get PATH NAME [SIZE]");
+	if (argc > 4)
+		size = (size_t)num(argv[4]);
+	if (!strcmp(call, "get"))
+		n = getxattr(path, argv[3], size ? buf : NULL, size);
+	else if (!strcmp(call, "lget"))
+		n = lgetxattr(path, argv[3], size ? buf : NULL, size);
+	else if (!strcmp(call, "fget"))
+		n = fgetxattr(fd_of(path), argv[3], size ? buf : NULL, size);
+	else
+		n = syscall(SYS_getxattr, path, argv[3], size ? buf : NULL,
+			    size);
+	if (n < 0)
+		return err_out(errno);
+	if (size == 0)
+		printf("%zd\n", n);
+	else if (n > 200)
+		printf("%zd bytes\n", n);
+	else
+		printf("%.*s\n", (int)n, buf);
+	return 0;
+}
+
+static int x_list(const char *call, const char *path, int argc, char **argv)
+{
+	size_t size = sizeof(buf);
+	ssize_t n;
+
+	if (argc > 3)
+		size = (size_t)num(argv[3]);
+	if (!strcmp(call, "list"))
+		n = listxattr(path, size ? buf : NULL, size);
+	else if (!strcmp(call, "llist"))
+		n = llistxattr(path, size ? buf : NULL, size);
+	else if (!strcmp(call, "flist"))
+		n = flistxattr(fd_of(path), size ? buf : NULL, size);
+	else
+		n = syscall(SYS_listxattr, path, size ? buf : NULL, size);
+	if (n < 0)
+		return err_out(errno);
+	if (size == 0) {
+		printf("%zd\n", n);
+		return 0;
+	}
+	return print_list(buf, n);
+}
+
+static int x_rm(const char *call, const char *path, int argc, char **argv)
+{
+	ssize_t n;
+
+	if (argc != 4)
+		return usage("xat rm PATH NAME");
+	if (!strcmp(call, "rm"))
+		n = removexattr(path, argv[3]);
+	else if (!strcmp(call, "lrm"))
+		n = lremovexattr(path, argv[3]);
+	else if (!strcmp(call, "frm"))
+		n = fremovexattr(fd_of(path), argv[3]);
+	else
+		n = syscall(SYS_removexattr, path, argv[3]);
+	return done(n);
+}
+
+/* The calls on a PATH, by name. */
+static const struct {
+	const char *name;
+	int (*run)(const char *call, const char *path, int argc, char **argv);
+} calls[] = {
+	{ "set", x_set },
+	{ "lset", x_set },
+	{ "fset", x_set },
+	{ "sys-set", x_set },
+	{ "setn", x_setn },
+	{ "fsetn", x_setn },
+	{ "get", x_get },
+	{ "lget", x_get },
+	{ "fget", x_get },
+	{ "sys-get", x_get },
+	{ "list", x_list },
+	{ "llist", x_list },
+	{ "flist", x_list },
+	{ "sys-list", x_list },
+	{ "rm", x_rm },
+	{ "lrm", x_rm },
+	{ "frm", x_rm },
+	{ "sys-rm", x_rm },
+};
+
 int main(int argc, char **argv)
 {
-	static char buf[1 << 17];
-	const char *call, *path;
-	ssize_t n = 0;
-	int flags = 0;
-
 	if (argc == 2 && !strcmp(argv[1], "caps"))
 		return caps();
 	if (argc == 2 && !strcmp(argv[1], "capset-drop"))
@@ -103,108 +244,8 @@ int main(int argc, char **argv)
 		return capset_eff(1);
 	if (argc < 3)
 		return usage("xat CALL PATH [ARGS...]");
-	call = argv[1];
-	path = argv[2];
-	if (!strcmp(call, "set") || !strcmp(call, "lset") ||
-	    !strcmp(call, "fset") || !strcmp(call, "sys-set")) {
-		const char *v;
-
-		if (argc < 5)
-			return usage(
-			    "xat set PATH NAME VALUE [create|replace]");
-		v = argv[4];
-		if (argc > 5)
-			flags = !strcmp(argv[5], "create")    ? XATTR_CREATE
-				: !strcmp(argv[5], "replace") ? XATTR_REPLACE
-							      : atoi(argv[5]);
-		if (!strcmp(call, "set"))
-			n = setxattr(path, argv[3], v, strlen(v), flags);
-		else if (!strcmp(call, "lset"))
-			n = lsetxattr(path, argv[3], v, strlen(v), flags);
-		else if (!strcmp(call, "fset"))
-			n = fsetxattr(fd_of(path), argv[3], v, strlen(v),
-				      flags);
-		else
-			n = syscall(SYS_setxattr, path, argv[3], v, strlen(v),
-				    flags);
-	} else if (!strcmp(call, "setn") || !strcmp(call, "fsetn")) {
-		size_t len;
-
-		if (argc != 5)
-			return usage("xat setn PATH NAME N");
-		len = (size_t)num(argv[4]);
-		if (len > sizeof(buf))
-			return usage("xat setn: N too large");
-		memset(buf, 'v', len);
-		n = call[0] == 'f'
-			? fsetxattr(fd_of(path), argv[3], buf, len, 0)
-			: setxattr(path, argv[3], buf, len, 0);
-	} else if (!strcmp(call, "get") || !strcmp(call, "lget") ||
-		   !strcmp(call, "fget") || !strcmp(call, "sys-get")) {
-		size_t size = sizeof(buf) - 1;
-
-		if (argc < 4)
-			return usage("xat get PATH NAME [SIZE]");
-		if (argc > 4)
-			size = (size_t)num(argv[4]);
-		if (!strcmp(call, "get"))
-			n = getxattr(path, argv[3], size ? buf : NULL, size);
-		else if (!strcmp(call, "lget"))
-			n = lgetxattr(path, argv[3], size ? buf : NULL, size);
-		else if (!strcmp(call, "fget"))
-			n = fgetxattr(fd_of(path), argv[3], size ? buf : NULL,
-				      size);
-		else
-			n = syscall(SYS_getxattr, path, argv[3],
-				    size ? buf : NULL, size);
-		if (n < 0)
-			return err_out(errno);
-		if (size == 0)
-			printf("%zd\n", n);
-		else if (n > 200)
-			printf("%zd bytes\n", n);
-		else
-			printf("%.*s\n", (int)n, buf);
-		return 0;
-	} else if (!strcmp(call, "list") || !strcmp(call, "llist") ||
-		   !strcmp(call, "flist") || !strcmp(call, "sys-list")) {
-		size_t size = sizeof(buf);
-
-		if (argc > 3)
-			size = (size_t)num(argv[3]);
-		if (!strcmp(call, "list"))
-			n = listxattr(path, size ? buf : NULL, size);
-		else if (!strcmp(call, "llist"))
-			n = llistxattr(path, size ? buf : NULL, size);
-		else if (!strcmp(call, "flist"))
-			n = flistxattr(fd_of(path), size ? buf : NULL, size);
-		else
-			n = syscall(SYS_listxattr, path, size ? buf : NULL,
-				    size);
-		if (n < 0)
-			return err_out(errno);
-		if (size == 0) {
-			printf("%zd\n", n);
-			return 0;
-		}
-		return print_list(buf, n);
-	} else if (!strcmp(call, "rm") || !strcmp(call, "lrm") ||
-		   !strcmp(call, "frm") || !strcmp(call, "sys-rm")) {
-		if (argc != 4)
-			return usage("xat rm PATH NAME");
-		if (!strcmp(call, "rm"))
-			n = removexattr(path, argv[3]);
-		else if (!strcmp(call, "lrm"))
-			n = lremovexattr(path, argv[3]);
-		else if (!strcmp(call, "frm"))
-			n = fremovexattr(fd_of(path), argv[3]);
-		else
-			n = syscall(SYS_removexattr, path, argv[3]);
-	} else {
-		return usage("xat: unknown CALL");
-	}
-	if (n < 0)
-		return err_out(errno);
-	printf("ok\n");
-	return 0;
+	for (size_t i = 0; i < sizeof(calls) / sizeof(calls[0]); i++)
+		if (!strcmp(argv[1], calls[i].name))
+			return calls[i].run(argv[1], argv[2], argc, argv);
+	return usage("xat: unknown CALL");
 }
