@@ -173,27 +173,51 @@ static size_t capd_len(const struct call *c)
 }
 
 /* Argument i brought over: 0 or -errno (the call's answer). */
+/* A string argument: read, and /proc/self made the target's (not in a
+ * symlink's text). */
+static int str_in(struct call *c, int i, unsigned long v)
+{
+	void *b = buf_for(c, i, 4096 + 64);
+	int e;
+
+	if (!b)
+		return -ENOMEM;
+	c->a[i] = (long)b;
+	e = fe_sup_read_str(c->tid, b, v, 4096);
+	if (e || link_text(c, i))
+		return e;
+	return proc_self(c, b, 4096 + 64);
+}
+
+/* A buffer argument of n bytes (the kind says in, out or both): ours in
+ * its place, filled from the target's for the ones read.  null: a NULL
+ * pointer stays NULL (an out buffer the call may leave alone). */
+static int buf_in(struct call *c, int i, unsigned long v, size_t n, bool in,
+		  bool null)
+{
+	void *b = buf_for(c, i, n);
+
+	if (!b)
+		return -ENOMEM;
+	c->a[i] = null && !v ? 0 : (long)b;
+	return in ? fe_sup_read_mem(c->tid, b, v, n) : 0;
+}
+
+/* Argument i brought over: 0 or -errno (the call's answer). */
 static int arg_in(struct call *c, const struct seccomp_notif *n, int i)
 {
 	unsigned long v = (unsigned long)n->data.args[i];
 	size_t sz = size_arg(c, n);
+	unsigned char k = c->row->kind[i];
 	long fd;
-	void *b;
-	int e;
 
-	switch (c->row->kind[i]) {
+	switch (k) {
 	case SA_NONE:
 	case SA_VAL:
 		c->a[i] = (long)v;
 		return 0;
 	case SA_STR:
-		if (!(b = buf_for(c, i, 4096 + 64)))
-			return -ENOMEM;
-		c->a[i] = (long)b;
-		e = fe_sup_read_str(c->tid, b, v, 4096);
-		if (e || link_text(c, i))
-			return e;
-		return proc_self(c, b, 4096 + 64);
+		return str_in(c, i, v);
 	case SA_DIRFD:
 		if ((int)v == AT_FDCWD) {
 			c->a[i] = AT_FDCWD; /* made the cwd's fd below */
@@ -211,46 +235,35 @@ static int arg_in(struct call *c, const struct seccomp_notif *n, int i)
 	case SA_STATX:
 		if (!v)
 			return -EFAULT;
-		b = buf_for(c, i, c->row->kind[i] == SA_STAT ?
-					  sizeof(struct stat) :
-					  sizeof(struct statx));
-		c->a[i] = (long)b;
-		return b ? 0 : -ENOMEM;
+		return buf_in(c, i, v, k == SA_STAT ? sizeof(struct stat) :
+						      sizeof(struct statx),
+			      false, false);
 	case SA_IBUF:
 	case SA_OBUF:
-		if (sz > MAX_BUF) {
-			if (c->row->kind[i] == SA_IBUF)
-				return -E2BIG;
-			sz = MAX_BUF;
-		}
-		if (!(b = buf_for(c, i, sz)))
-			return -ENOMEM;
-		c->a[i] = v ? (long)b : 0;
-		return c->row->kind[i] == SA_IBUF ? fe_sup_read_mem(c->tid, b, v, sz) : 0;
+		if (sz > MAX_BUF && k == SA_IBUF)
+			return -E2BIG;
+		return buf_in(c, i, v, sz > MAX_BUF ? MAX_BUF : sz,
+			      k == SA_IBUF, true);
 	case SA_ID:
-		b = buf_for(c, i, sizeof(uid_t));
-		c->a[i] = (long)b;
-		return b ? 0 : -ENOMEM;
+		return buf_in(c, i, v, sizeof(uid_t), false, false);
 	case SA_IGIDS:
 	case SA_OGIDS:
 		if (sz > MAX_GIDS)
 			return -EINVAL;
-		if (!(b = buf_for(c, i, sz * sizeof(gid_t))))
-			return -ENOMEM;
-		c->a[i] = (long)b;
-		return c->row->kind[i] == SA_IGIDS ?
-			       fe_sup_read_mem(c->tid, b, v, sz * sizeof(gid_t)) : 0;
+		return buf_in(c, i, v, sz * sizeof(gid_t), k == SA_IGIDS,
+			      false);
 	case SA_CAPH:
-		if (!(b = buf_for(c, i, sizeof(struct __user_cap_header_struct))))
-			return -ENOMEM;
-		c->a[i] = (long)b;
-		return fe_sup_read_mem(c->tid, b, v, c->lens[i]);
+		return buf_in(c, i, v, sizeof(struct __user_cap_header_struct),
+			      true, false);
 	case SA_CAPDI:
 	case SA_CAPDO:
-		if (!(b = buf_for(c, i, 2 * sizeof(struct __user_cap_data_struct))))
+		/* Read by what the header (argument 0) says. */
+		if (buf_in(c, i, v, 2 * sizeof(struct __user_cap_data_struct),
+			   false, true) < 0)
 			return -ENOMEM;
-		c->a[i] = v ? (long)b : 0;
-		return c->row->kind[i] == SA_CAPDI ? fe_sup_read_mem(c->tid, b, v, capd_len(c)) : 0;
+		return k == SA_CAPDI ?
+			       fe_sup_read_mem(c->tid, c->bufs[i], v, capd_len(c)) :
+			       0;
 	}
 	return -ENOSYS;
 }

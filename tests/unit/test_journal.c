@@ -268,6 +268,9 @@ static enum fe_jnl_err header_flip_err(size_t i)
 	return FE_JNL_ESIZE;
 }
 
+static void damage_header(const unsigned char *b, unsigned char *c,
+			  size_t len);
+
 static void test_damage(void)
 {
 	static const unsigned char pats[] = {0x01, 0x80, 0xff};
@@ -323,6 +326,19 @@ static void test_damage(void)
 	      fe_jnl_parse(c, len, &v, why, sizeof(why)) == FE_JNL_ECRC &&
 		  !strncmp(why, "bad checksum: stored 0x", 23));
 
+	damage_header(b, c, len);
+	free(c);
+	free(b);
+}
+
+/* Header fields that parse with a good checksum: each answered for what
+ * it is (c: len bytes of scratch). */
+static void damage_header(const unsigned char *b, unsigned char *c,
+			  size_t len)
+{
+	struct fe_jnl_view v;
+	char why[256];
+
 	memcpy(c, b, len);
 	put32(c + 8, FE_JNL_VERSION + 1);
 	recrc(c, len);
@@ -349,8 +365,6 @@ static void test_damage(void)
 	      parse((const unsigned char *)"#!/bin/sh\necho hello world, not "
 					   "a journal at all, really\n",
 		    50) == FE_JNL_EMAGIC);
-	free(c);
-	free(b);
 }
 
 /* Edit a copy of the small journal, fix the checksum, parse. */
@@ -361,6 +375,63 @@ struct edit {
 	uint64_t val;	 /* what */
 	const char *why; /* a word the message must hold */
 };
+
+/* Each edit of b (len bytes) into c, with a good checksum: refused as
+ * a bad record, for the reason it names. */
+static void check_edits(const unsigned char *b, unsigned char *c, size_t len,
+			const struct edit *edits, size_t n)
+{
+	struct fe_jnl_view v;
+	char why[256];
+
+	for (size_t i = 0; i < n; i++) {
+		const struct edit *e = &edits[i];
+		enum fe_jnl_err err;
+		char name[128];
+
+		memcpy(c, b, len);
+		if (e->width == 1)
+			c[e->off] = (unsigned char)e->val;
+		else if (e->width == 4)
+			put32(c + e->off, (uint32_t)e->val);
+		else
+			put64(c + e->off, e->val);
+		recrc(c, len);
+		why[0] = 0;
+		err = fe_jnl_parse(c, len, &v, why, sizeof(why));
+		snprintf(name, sizeof(name), "bad record: %s", e->name);
+		if (err != FE_JNL_ERECORD || !strstr(why, e->why))
+			printf("# %s: %s\n", fe_jnl_errname(err), why);
+		CHECK(name, err == FE_JNL_ERECORD && strstr(why, e->why));
+	}
+}
+
+/* The string area's bytes: one that no record owns, then the same byte
+ * claimed by the last record's xattrs (c: len + 1 bytes of scratch). */
+static void bad_area(const unsigned char *b, unsigned char *c, size_t len)
+{
+	struct fe_jnl_view v;
+	char why[256];
+
+	memcpy(c, b, len - 8);
+	c[len - 8] = 0;
+	memcpy(c + len - 7, b + len - 8, 8);
+	put64(c + 32, get64(b + 32) + 1);
+	put64(c + 48, len + 1);
+	recrc(c, len + 1);
+	CHECK("bad record: area bytes nobody owns",
+	      fe_jnl_parse(c, len + 1, &v, why, sizeof(why)) ==
+		      FE_JNL_ERECORD &&
+		  strstr(why, "strings end at byte"));
+	/* ... and the same byte claimed by the last record's xattrs. */
+	put32(c + REC(n_small - 1) + R_STR_LEN,
+	      (uint32_t)fe_jnl_str_len(&small[n_small - 1]) + 1);
+	recrc(c, len + 1);
+	CHECK("bad record: an xattr block of 1 byte",
+	      fe_jnl_parse(c, len + 1, &v, why, sizeof(why)) ==
+		      FE_JNL_ERECORD &&
+		  strstr(why, "needs 8"));
+}
 
 static void test_bad_records(void)
 {
@@ -412,46 +483,10 @@ static void test_bad_records(void)
 	    {"xattr name with a NUL", x1 + 10, 1, 0, "a NUL in the name"},
 	};
 	c = malloc(len + 1);
-	for (size_t i = 0; i < sizeof(edits) / sizeof(edits[0]); i++) {
-		const struct edit *e = &edits[i];
-		enum fe_jnl_err err;
-		char name[128];
-
-		memcpy(c, b, len);
-		if (e->width == 1)
-			c[e->off] = (unsigned char)e->val;
-		else if (e->width == 4)
-			put32(c + e->off, (uint32_t)e->val);
-		else
-			put64(c + e->off, e->val);
-		recrc(c, len);
-		why[0] = 0;
-		err = fe_jnl_parse(c, len, &v, why, sizeof(why));
-		snprintf(name, sizeof(name), "bad record: %s", e->name);
-		if (err != FE_JNL_ERECORD || !strstr(why, e->why))
-			printf("# %s: %s\n", fe_jnl_errname(err), why);
-		CHECK(name, err == FE_JNL_ERECORD && strstr(why, e->why));
+	if (c) {
+		check_edits(b, c, len, edits, sizeof(edits) / sizeof(edits[0]));
+		bad_area(b, c, len);
 	}
-
-	/* One byte in the area that belongs to no record. */
-	memcpy(c, b, len - 8);
-	c[len - 8] = 0;
-	memcpy(c + len - 7, b + len - 8, 8);
-	put64(c + 32, get64(b + 32) + 1);
-	put64(c + 48, len + 1);
-	recrc(c, len + 1);
-	CHECK("bad record: area bytes nobody owns",
-	      fe_jnl_parse(c, len + 1, &v, why, sizeof(why)) ==
-		      FE_JNL_ERECORD &&
-		  strstr(why, "strings end at byte"));
-	/* ... and the same byte claimed by the last record's xattrs. */
-	put32(c + REC(n_small - 1) + R_STR_LEN,
-	      (uint32_t)fe_jnl_str_len(&small[n_small - 1]) + 1);
-	recrc(c, len + 1);
-	CHECK("bad record: an xattr block of 1 byte",
-	      fe_jnl_parse(c, len + 1, &v, why, sizeof(why)) ==
-		      FE_JNL_ERECORD &&
-		  strstr(why, "needs 8"));
 	free(c);
 	free(b);
 }
