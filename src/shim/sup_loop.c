@@ -76,6 +76,14 @@ static int recv_hello(int conn, struct fe_sec_hello *h)
 	return fd;
 }
 
+static bool is_listener(int fd)
+{
+	uint64_t id = 0;
+
+	return ioctl(fd, SECCOMP_IOCTL_NOTIF_ID_VALID, &id) < 0 &&
+	       errno == ENOENT;
+}
+
 /* One armed process: take its listener, then let it run. */
 static void admit(struct sup *sp)
 {
@@ -102,6 +110,12 @@ static void admit(struct sup *sp)
 	/* Bounded: a peer that never sends must not stop the supervisor. */
 	setsockopt(conn, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
 	fd = recv_hello(conn, &h);
+	/* A listener answers ENOENT for an id it never issued; any other
+	 * fd (ENOTTY, EINVAL) would only keep the loop busy. */
+	if (fd >= 0 && !is_listener(fd)) {
+		close(fd);
+		fd = -1;
+	}
 	k = fd >= 0 ? lst_slot(sp) : -1;
 	if (k < 0) {
 		if (fd >= 0)
@@ -133,8 +147,14 @@ static void serve(struct sup *sp, int k)
 	int fd = sp->pfd[1 + k].fd;
 
 	memset(sp->n, 0, sp->sizes.seccomp_notif);
-	if (ioctl(fd, SECCOMP_IOCTL_NOTIF_RECV, sp->n) < 0)
-		return; /* ENOENT: the target went before we looked */
+	if (ioctl(fd, SECCOMP_IOCTL_NOTIF_RECV, sp->n) < 0) {
+		/* ENOENT: the target went before we looked; EINTR: again.
+		 * Anything else will not get better: let the listener go
+		 * rather than poll it for ever. */
+		if (errno != ENOENT && errno != EINTR)
+			lst_close(sp, k);
+		return;
+	}
 	memset(sp->resp, 0, sp->sizes.seccomp_notif_resp);
 	sp->resp->id = sp->n->id;
 	if (fe_sup_answer(sp, k, sp->n, sp->resp))

@@ -143,6 +143,24 @@ check_eq "a file a static program made is root's in the session" "$(get owner)" 
 check_eq "a symlink a static program makes keeps its text (/proc/self is not rewritten)" \
 	"$(get link)" "/proc/self/mounts"
 
+# --- a process of the user hands the supervisor a fd that is no listener ----
+# It must be refused, not polled for ever: the launcher (the supervisor's
+# process) stays idle, and the next static program is served.
+rm -rf "$W"/*
+out=$(fe sh -c '
+	echo "arm $($H/fakearm)"
+	set -- $(cut -d" " -f14,15 /proc/$PPID/stat); before=$(($1 + $2))
+	sleep 1
+	set -- $(cut -d" " -f14,15 /proc/$PPID/stat); after=$(($1 + $2))
+	echo "ticks $((after - before))"
+	echo "id '"$($BB id -u)"'"
+' 2>&1)
+check_eq "a bogus listener is handed over" "$(get arm)" "handed"
+ticks=$(get ticks)
+[ "${ticks:-999}" -le 20 ] && ok "... and refused: the launcher stays idle ($ticks ticks in 1 s)" ||
+	fail "... and refused: the launcher stays idle" "$ticks clock ticks in 1 s: $out"
+check_eq "... and the next static program is served" "$(get id)" 0
+
 # --- the supervisor dies: its targets get an error, never a hang --------------
 rm -rf "$W"/*
 # The launcher is the supervisor: kill it under a static program that goes
