@@ -206,6 +206,42 @@ char fe_type_char(uint32_t mode)
 	return '?';
 }
 
+bool fe_parse_ids(const char *s, uint32_t v[4])
+{
+	uint32_t tmp[4];
+
+	if (!s)
+		return false;
+	for (int i = 0; i < 4; i++) {
+		if (fe_parse_u32(s, &tmp[i], &s) < 0)
+			return false;
+		if (*s != (i == 3 ? '\0' : ':'))
+			return false;
+		s++;
+	}
+	for (int i = 0; i < 4; i++)
+		v[i] = tmp[i];
+	return true;
+}
+
+int fe_parse_groups(const char *s, uint32_t *g, int max)
+{
+	int n = 0;
+
+	if (!s)
+		return -1;
+	while (*s) {
+		if (n == max || fe_parse_u32(s, &g[n], &s) < 0)
+			return -1;
+		n++;
+		if (*s == ',')
+			s++;
+		else if (*s)
+			return -1;
+	}
+	return n;
+}
+
 int fe_parse_u32(const char *s, uint32_t *out, const char **end)
 {
 	uint64_t v = 0;

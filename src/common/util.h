@@ -49,6 +49,14 @@ char fe_type_char(uint32_t mode);
  * value overflows. */
 int fe_parse_u32(const char *s, uint32_t *out, const char **end);
 
+/* FAKEENV_UIDS/GIDS: "r:e:s:fs", four decimal ids, nothing after.  Fills
+ * v[4] and returns true, or leaves it alone and returns false. */
+bool fe_parse_ids(const char *s, uint32_t v[4]);
+
+/* FAKEENV_GROUPS: "g1,g2,...", possibly empty, at most max.  Fills g and
+ * returns the count, or -1 (g partly written) when malformed or longer. */
+int fe_parse_groups(const char *s, uint32_t *g, int max);
+
 /* Whether type (st_mode & S_IFMT) is one of the seven file types. */
 static inline bool fe_type_valid(uint32_t type)
 {

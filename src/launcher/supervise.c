@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "common/secarm.h"
+#include "common/util.h"
 #include "fakeenv/env.h"
 #include "supervise.h"
 #include "utils.h"
@@ -144,38 +145,6 @@ void fe_sup_arm_cmd(const char *file)
 		       file);
 }
 
-/* "a:b:c:d" into v[4]; false when malformed. */
-static bool ids_of(const char *s, uint32_t v[4])
-{
-	for (int i = 0; i < 4; i++) {
-		char *end;
-		unsigned long n;
-
-		if (!s)
-			return false;
-		n = strtoul(s, &end, 10);
-		if (end == s || n > UINT32_MAX || *end != (i == 3 ? '\0' : ':'))
-			return false;
-		v[i] = (uint32_t)n;
-		s = end + 1;
-	}
-	return true;
-}
-
-static void groups_of(const char *s, struct fe_sec_hello *h)
-{
-	h->ngroups = 0;
-	while (s && *s && h->ngroups < FE_GROUPS_MAX) {
-		char *end;
-		unsigned long n = strtoul(s, &end, 10);
-
-		if (end == s || n > UINT32_MAX)
-			break;
-		h->groups[h->ngroups++] = (uint32_t)n;
-		s = *end == ',' ? end + 1 : end;
-	}
-}
-
 /* libc's syscall(): here the shim may be preloaded, whose syscall() would
  * route some of arming's calls to its wrappers. */
 static fe_sys_fn *libc_syscall(void)
@@ -190,14 +159,16 @@ int fe_sup_exec(const char *path, char **argv)
 {
 	struct fe_sec_hello h = { .magic = FE_SEC_MAGIC, .ngroups = 1 };
 	const char *why;
-	int r;
+	int r, n;
 
-	if (!ids_of(getenv(FE_ENV_UIDS), h.uids))
-		memset(h.uids, 0, sizeof(h.uids));
-	if (!ids_of(getenv(FE_ENV_GIDS), h.gids))
-		memset(h.gids, 0, sizeof(h.gids));
-	if (getenv(FE_ENV_GROUPS))
-		groups_of(getenv(FE_ENV_GROUPS), &h);
+	/* As the shim reads them at load: absent or malformed is root. */
+	fe_parse_ids(getenv(FE_ENV_UIDS), h.uids);
+	fe_parse_ids(getenv(FE_ENV_GIDS), h.gids);
+	n = fe_parse_groups(getenv(FE_ENV_GROUPS), h.groups, FE_GROUPS_MAX);
+	if (n >= 0)
+		h.ngroups = (uint32_t)n;
+	else
+		h.groups[0] = 0;
 	h.pid = getpid();
 	r = fe_sec_arm(libc_syscall(), getenv(FE_ENV_SUPERVISOR), &h, &why);
 	if (r < 0)

@@ -37,15 +37,8 @@ static void parse_ids(const char *s, _Atomic uint32_t *v)
 {
 	uint32_t tmp[4];
 
-	if (!s)
+	if (!fe_parse_ids(s, tmp))
 		return;
-	for (int i = 0; i < 4; i++) {
-		if (fe_parse_u32(s, &tmp[i], &s) < 0)
-			return;
-		if (*s != (i == 3 ? '\0' : ':'))
-			return;
-		s++;
-	}
 	for (int i = 0; i < 4; i++)
 		atomic_store(&v[i], tmp[i]);
 }
@@ -53,19 +46,10 @@ static void parse_ids(const char *s, _Atomic uint32_t *v)
 static void parse_groups(const char *s)
 {
 	uint32_t tmp[FE_GROUPS_MAX];
-	int n = 0;
+	int n = fe_parse_groups(s, tmp, FE_GROUPS_MAX);
 
-	if (!s)
+	if (n < 0)
 		return;
-	while (*s) {
-		if (n == FE_GROUPS_MAX || fe_parse_u32(s, &tmp[n], &s) < 0)
-			return;
-		n++;
-		if (*s == ',')
-			s++;
-		else if (*s)
-			return;
-	}
 	for (int i = 0; i < n; i++)
 		atomic_store(&groups[i], tmp[i]);
 	atomic_store(&ngroups, n);

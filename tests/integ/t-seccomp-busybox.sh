@@ -118,11 +118,14 @@ out=$(fe sh -c '
 	touch mk
 	echo "spawn $($H/spawn -e PATH=/usr/bin:/bin posix_spawn '"$BB"' id -u)"
 	echo "spawnp $(PATH=/bin:/usr/bin $H/spawn -e PATH=/bin posix_spawnp busybox id -u)"
+	echo "spawn-ids $($H/spawn -u 1234 -g 55 -G 55,56 -e PATH=/usr/bin:/bin posix_spawn '"$BB"' id)"
 	echo "make $(env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s --no-print-directory 2>&1)"
 	echo "made $(stat -c %u:%g mk)"
 ' 2>&1)
 check_eq "posix_spawn of busybox id -u: faked" "$(get spawn)" 0
 check_eq "posix_spawnp of busybox id -u: faked" "$(get spawnp)" 0
+check_match "posix_spawn after setuid: the armed program has the spawner's fake ids" \
+	"$(get spawn-ids)" "^uid=1234 gid=55 groups=55,56"
 check_eq "make runs a recipe's busybox without a shell: faked" "$(get make)" "3:4"
 check_eq "... and the chown it made is the session's" "$(get made)" "3:4"
 

@@ -10,8 +10,28 @@
 #include "common/util.h"
 #include "unit.h"
 
+/* The ids the shim and the launcher's spawn trampoline both read. */
+static void test_ids(void)
+{
+	uint32_t v[4] = { 9, 9, 9, 9 }, g[3];
+
+	CHECK("ids: four of them",
+	      fe_parse_ids("1:2:3:4", v) && v[0] == 1 && v[3] == 4);
+	CHECK("ids: three are refused, nothing written",
+	      !fe_parse_ids("5:6:7", v) && v[0] == 1);
+	CHECK("ids: a fifth is refused", !fe_parse_ids("1:2:3:4:5", v));
+	CHECK("ids: past 32 bits is refused", !fe_parse_ids("1:2:3:4294967296", v));
+	CHECK("ids: absent is refused", !fe_parse_ids(NULL, v));
+	CHECK("groups: two", fe_parse_groups("7,8", g, 3) == 2 && g[1] == 8);
+	CHECK("groups: empty is none", fe_parse_groups("", g, 3) == 0);
+	CHECK("groups: more than max is refused",
+	      fe_parse_groups("1,2,3,4", g, 3) == -1);
+	CHECK("groups: a letter is refused", fe_parse_groups("1,x", g, 3) == -1);
+}
+
 int main(void)
 {
+	test_ids();
 	CHECK("EAGAIN has its description",
 	      strcmp(fe_strerror(EAGAIN), "Resource temporarily unavailable") == 0);
 	CHECK("ELOOP has its description",
