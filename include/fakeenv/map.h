@@ -38,7 +38,7 @@
 
 #define FE_MAP_MAGIC_ROOT 0x746f6f52764e4546ull /* "FENvRoot" */
 #define FE_MAP_MAGIC_ARR  0x7272416d764e4546ull /* "FENvmArr" */
-#define FE_MAP_VERSION 2
+#define FE_MAP_VERSION 3
 
 /* Root flags. */
 #define FE_MAP_UNKNOWN_REAL 0x1u /* files with no record show their real
@@ -142,6 +142,31 @@ _Static_assert(sizeof(struct fe_map_root) == 64, "root layout");
  * right.
  */
 #define FE_PEND_BUCKETS 4096u
+
+/*
+ * After the counters, in the same memfd: what a writer with a change ring
+ * (fakeenv/ring.h) must know of the daemon.  awake_until is when, in
+ * CLOCK_MONOTONIC microseconds, the daemon stops polling the rings if
+ * nothing comes: it moves it on at every pass of its loop, and sets it
+ * to 0 before it sleeps, then looks at the rings once more.  A writer
+ * that reads a time still to come may use its ring; one that reads a
+ * time past (the daemon asleep, busy elsewhere, or dead) sends by the
+ * socket, which wakes the daemon or tells that it is gone.
+ */
+struct fe_pend_ctl {
+	uint64_t awake_until; /* CLOCK_MONOTONIC us; 0: asleep (daemon) */
+	uint64_t pad[7];      /* zero */
+};
+_Static_assert(sizeof(struct fe_pend_ctl) == 64, "pend ctl layout");
+
+/* Bytes of the pending memfd: the counters, then struct fe_pend_ctl. */
+#define FE_PEND_SIZE (FE_PEND_BUCKETS * sizeof(uint32_t) + \
+		      sizeof(struct fe_pend_ctl))
+
+static inline struct fe_pend_ctl *fe_pend_ctl(uint32_t *pend)
+{
+	return (struct fe_pend_ctl *)(void *)(pend + FE_PEND_BUCKETS);
+}
 
 /* The hash of a (dev, ino) key, part of the layout: a slot's home is
  * (hash & mask), linear probing from there, and a key's pending counter

@@ -24,7 +24,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#define FE_PROTO_VERSION 3
+#define FE_PROTO_VERSION 4
 
 /* Longest tail, NUL included.  Longer paths are simply not sent: the path
  * is a hint for the journal, never a key. */
@@ -162,13 +162,23 @@ _Static_assert(FE_TAIL_MAX >= 2 * FE_PATH_MAX, "RENAMEDIR fits");
  *         the pending counters (read-write), cur, then old while a
  *         rehash is in progress (read-only).  err -ENOSYS: the table is
  *         not shared; readers ask with GET, writers wait for replies.
+ * RING    reply count[0] = 1 with one fd passed as SCM_RIGHTS: a change
+ *         ring for this connection (fakeenv/ring.h), read-write.  err
+ *         -EBUSY: this connection has one, or the daemon has as many as
+ *         it keeps; -ENOSYS: no shared table.  The sender goes on by the
+ *         socket.
+ * WAKE    nothing but what every message does: the daemon first takes
+ *         what the sender's ring holds.  Sent one-way by a writer that
+ *         published in its ring while the daemon went to sleep.
  *
  * Order.  Every request of an FE_OPK_DRAIN op that waits for a reply
- * (all but MAP, SESSION and DETACH) first has the daemon apply every
- * one-way change already queued on any connection (a drain): a change
- * that returned in any process before a read (GET, XGET, XLIST, STATS,
- * STATUS, CHECKPOINT) or a change with a reply started is in the table
- * before it.
+ * (all but MAP, RING, WAKE, SESSION and DETACH) first has the daemon
+ * apply every one-way change already queued on any connection or
+ * published in any ring (a drain): a change that returned in any process
+ * before a read (GET, XGET, XLIST, STATS, STATUS, CHECKPOINT) or a
+ * change with a reply started is in the table before it.  And before
+ * any message of a connection, what its ring holds: a process's changes
+ * land in the order it made them, whichever way each went.
  *
  * The xattrs the daemon keeps (the names a real filesystem refuses to an
  * unprivileged user: security.*, trusted.*, system.posix_acl_access and
@@ -217,6 +227,8 @@ _Static_assert(FE_TAIL_MAX >= 2 * FE_PATH_MAX, "RENAMEDIR fits");
 	X(CHECKPOINT, 0,                    FE_TAIL_NONE, FE_OPK_DRAIN) \
 	X(STATUS,     0,                    FE_TAIL_NONE, FE_OPK_DRAIN) \
 	X(MAP,        0,                    FE_TAIL_NONE, 0)            \
+	X(RING,       0,                    FE_TAIL_NONE, 0)            \
+	X(WAKE,       FE_F_ONEWAY,          FE_TAIL_NONE, 0)            \
 	X(XSET,       FE_F_XCREATE | FE_F_XREPLACE,                     \
 	                            FE_TAIL_X,    FE_OPK_REC)           \
 	X(XGET,       0,                    FE_TAIL_X,    FE_OPK_REC)   \
@@ -348,7 +360,10 @@ struct fe_status {
 				     unknown */
 	int32_t  prev_err;        /* why, -errno; 0: unknown */
 	uint32_t pad;             /* zero */
+	uint64_t by_ring;         /* one-way changes taken from the
+				     processes' rings (fakeenv/ring.h) */
+	uint64_t by_socket;       /* one-way changes that came as messages */
 };
-_Static_assert(sizeof(struct fe_status) == 208, "bump FE_PROTO_VERSION");
+_Static_assert(sizeof(struct fe_status) == 224, "bump FE_PROTO_VERSION");
 
 #endif

@@ -76,6 +76,7 @@ void fe_conn_touch(struct fe_loop *lp, struct conn *c)
  * returned, so it waits on the dead list for fe_conn_free_dead(). */
 void fe_conn_close(struct fe_loop *lp, struct conn *c)
 {
+	fe_ring_close(lp, c);
 	if (c->sess.attached) {
 		fe_log("daemon: launcher (pid %d) left without detaching: "
 		       "killing its command (pid %d, group %d)",

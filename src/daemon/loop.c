@@ -110,6 +110,19 @@ static bool req_ok(struct fe_loop *lp, struct conn *c, const void *buf,
 static bool serve(struct fe_loop *lp, struct conn *c, const struct fe_req *req,
 		  const char *bytes);
 
+/* serve() of a message that came by c's socket, after what c's ring
+ * holds: whatever way each of a process's changes went, they land in the
+ * order it made them.  False as serve(). */
+static bool serve_msg(struct fe_loop *lp, struct conn *c,
+		      const struct fe_req *req, const char *bytes)
+{
+	if (fe_loop_take_ring(lp, c) < 0)
+		return false;
+	if ((req->flags & FE_F_ONEWAY) && req->op != FE_OP_WAKE)
+		lp->by_socket++;
+	return serve(lp, c, req, bytes);
+}
+
 /* Carry out every one-way change queued on c, up to the first message
  * that is not one (left for conn_input(), which checks it as usual). */
 static void drain_conn(struct fe_loop *lp, struct conn *c)
@@ -129,7 +142,7 @@ static void drain_conn(struct fe_loop *lp, struct conn *c)
 		c->spoke = true;
 		if (!req_ok(lp, c, lp->dbuf.bytes, n))
 			return;
-		(void)serve(lp, c, &lp->dbuf.req, lp->dbuf.bytes);
+		(void)serve_msg(lp, c, &lp->dbuf.req, lp->dbuf.bytes);
 	}
 }
 
@@ -152,6 +165,7 @@ static void drain(struct fe_loop *lp, struct conn *self)
 		if (c != self && !c->ckpt_wait)
 			drain_conn(lp, c);
 	}
+	(void)fe_rings_poll(lp);
 }
 
 /*
@@ -171,6 +185,8 @@ static bool serve(struct fe_loop *lp, struct conn *c, const struct fe_req *req,
 	};
 	bool oneway = req->flags & FE_F_ONEWAY;
 
+	bool ok;
+
 	if (!oneway && (fe_op_kind(req->op) & FE_OPK_DRAIN))
 		drain(lp, c);
 	fe_serve_call(&lp->srv, &call);
@@ -178,7 +194,90 @@ static bool serve(struct fe_loop *lp, struct conn *c, const struct fe_req *req,
 		fe_loop_reap(lp);
 	if (call.later)
 		return false;
-	return oneway || fe_conn_send(lp, c, &call);
+	ok = oneway || fe_conn_send(lp, c, &call);
+	if (call.close_fds)
+		for (int i = 0; i < call.nfds; i++)
+			close(call.fds[i]);
+	return ok;
+}
+
+/* A ring entry found bad: said, and its connection closed with nothing
+ * more of the ring taken.  Returns -1. */
+static int ring_bad(struct fe_loop *lp, struct conn *c, const char *why)
+{
+	if (fe_noise_count(&lp->bad))
+		fe_log("daemon: pid %d: bad ring entry (%s): closing its "
+		       "connection",
+		       (int)c->peer, why);
+	c->ring_bad = true;
+	fe_conn_close(lp, c);
+	return -1;
+}
+
+/* The next entry of c's ring at t (before head): its request copied into
+ * lp->rbuf, *t past it.  Returns the request's bytes, 0 for a WRAP
+ * frame, or -1 (c closed). */
+static ssize_t ring_entry(struct fe_loop *lp, struct conn *c, uint64_t *t,
+			  uint64_t head)
+{
+	const unsigned char *data = c->ring->data;
+	uint64_t off = *t & (FE_RING_DATA - 1), span;
+	struct fe_ring_frame f;
+
+	/* The process may write anything there at any time: one copy,
+	 * then only the copy is read. */
+	memcpy(&f, data + off, sizeof(f));
+	if (f.kind == FE_RING_WRAP) {
+		if (off == 0 || *t + (FE_RING_DATA - off) > head)
+			return ring_bad(lp, c, "bad wrap");
+		*t += FE_RING_DATA - off;
+		return 0;
+	}
+	span = fe_ring_span(f.len);
+	if (f.kind != FE_RING_MSG || f.len < sizeof(struct fe_req) ||
+	    f.len >= sizeof(lp->rbuf.bytes) || off + span > FE_RING_DATA ||
+	    *t + span > head)
+		return ring_bad(lp, c, "bad frame");
+	memcpy(lp->rbuf.bytes, data + off + sizeof(f), f.len);
+	*t += span;
+	return (ssize_t)f.len;
+}
+
+int fe_loop_take_ring(struct fe_loop *lp, struct conn *c)
+{
+	uint64_t t = c->ring_tail, head;
+	int n = 0;
+
+	if (!c->ring || c->ring_bad)
+		return 0;
+	head = __atomic_load_n(&c->ring->head, __ATOMIC_ACQUIRE);
+	if (head == t)
+		return 0;
+	if (head < t || head - t > FE_RING_DATA)
+		return ring_bad(lp, c, "head out of range");
+	while (t < head) {
+		ssize_t len = ring_entry(lp, c, &t, head);
+		const char *why;
+
+		if (len < 0)
+			return -1;
+		/* tail first: a writer that counts its own entries from it
+		 * may count too few (and ask the daemon), never too many
+		 * (fakeenv/ring.h). */
+		c->ring_tail = t;
+		__atomic_store_n(&c->ring->tail, t, __ATOMIC_RELEASE);
+		if (len == 0)
+			continue;
+		if (fe_req_check(lp->rbuf.bytes, (size_t)len, &why) < 0)
+			return ring_bad(lp, c, why);
+		if (!(lp->rbuf.req.flags & FE_F_ONEWAY))
+			return ring_bad(lp, c, "not one-way");
+		c->spoke = true;
+		lp->by_ring++;
+		(void)serve(lp, c, &lp->rbuf.req, lp->rbuf.bytes);
+		n++;
+	}
+	return n;
 }
 
 /* Serve the messages waiting on c, up to MSGS_PER_WAKE; may close c. */
@@ -216,7 +315,7 @@ static void conn_input(struct fe_loop *lp, struct conn *c, uint32_t events)
 		}
 		c->spoke = true;
 		if (!req_ok(lp, c, lp->buf.bytes, n) ||
-		    !serve(lp, c, &lp->buf.req, lp->buf.bytes))
+		    !serve_msg(lp, c, &lp->buf.req, lp->buf.bytes))
 			return;
 	}
 }
@@ -267,15 +366,25 @@ static int run(struct fe_loop *lp)
 
 	while (!lp->stop) {
 		bool spin = spin_until && fe_now_us() < spin_until;
-		int n = epoll_wait(lp->ep, evs, MAX_EVENTS,
-				   spin ? 0 : next_timeout(lp));
+		int timeout = spin ? 0 : next_timeout(lp);
+		int n, got;
 
+		/* About to sleep: from now on a writer wakes us by the
+		 * socket; what came meanwhile is a burst going on. */
+		if (timeout != 0 && fe_ring_sleep(lp) > 0) {
+			last_us = fe_now_us();
+			spin_until = last_us + SPIN_US;
+			fe_ring_awake(lp, last_us);
+			continue;
+		}
+		n = epoll_wait(lp->ep, evs, MAX_EVENTS, timeout);
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
 			fe_log("daemon: epoll_wait: %s", fe_strerror(errno));
 			return -errno;
 		}
+		fe_ring_awake(lp, fe_now_us());
 		for (int i = 0; i < n; i++) {
 			void *tag = evs[i].data.ptr;
 
@@ -288,8 +397,9 @@ static int run(struct fe_loop *lp)
 			else
 				conn_input(lp, tag, evs[i].events);
 		}
+		got = fe_rings_poll(lp);
 		fe_conn_free_dead(lp);
-		if (n > 0) {
+		if (n > 0 || got > 0) {
 			long long t = fe_now_us();
 
 			/* The second of two within SPIN_US: a burst. */
@@ -360,6 +470,9 @@ static int leave(struct fe_loop *lp)
 		       fe_strerror(errno));
 	close(lp->lfd);
 	lp->lfd = -1;
+	/* Writers to the socket from now on, which fails once we are gone;
+	 * what the rings hold goes into the last journal. */
+	(void)fe_ring_sleep(lp);
 	r = fe_ckpt_final(lp);
 	while (lp->conns) {
 		/* Leaving on SIGTERM is not the launcher dying. */

@@ -13,6 +13,7 @@
 #include <sys/types.h>
 #include <time.h>
 
+#include "fakeenv/ring.h"
 #include "journal/unsaved.h"
 #include "loop.h"
 #include "serve.h"
@@ -52,6 +53,14 @@ struct conn {
 	bool closed;       /* fe_conn_close() ran: its fd is closed, it is off
 			      the list and on the loop's dead list, freed
 			      after the batch of events that may name it */
+	struct fe_ring *ring; /* its change ring (RING), or NULL */
+	uint64_t ring_tail;  /* bytes of the ring taken: ours, whatever the
+				mapping says */
+	bool ring_bad;       /* the ring held a bad entry: the connection is
+				closed and nothing more of it is taken */
+	struct conn *ring_prev; /* the loop's list of connections with a
+				   ring */
+	struct conn *ring_next;
 	struct conn *prev; /* the loop's list of clients, the most
 			      recently active first */
 	struct conn *next; /* closed: the next of the dead list */
@@ -111,6 +120,11 @@ struct fe_loop {
 				  first */
 	struct conn *tail;     /* the least recently active */
 	struct conn *dead;     /* closed, not yet freed (fe_conn_close()) */
+	struct conn *rings;    /* the connections with a ring */
+	unsigned nrings;       /* how many */
+	uint64_t awake_until;  /* the last fe_pend_ctl.awake_until stored */
+	uint64_t by_ring;      /* one-way changes taken from rings */
+	uint64_t by_socket;    /* one-way changes that came as messages */
 	unsigned max_clients;  /* clients kept open at most: RLIMIT_NOFILE
 				  less FD_RESERVE */
 	unsigned long long nofile; /* RLIMIT_NOFILE, raised to the hard one */
@@ -128,6 +142,11 @@ struct fe_loop {
 		char bytes[FE_REQ_BUF];
 	} dbuf;                /* drain()'s: buf holds the request that
 				  asked for the drain */
+	union {
+		struct fe_req req;
+		char bytes[FE_REQ_BUF];
+	} rbuf;                /* a ring entry's copy: rings are taken
+				  inside both of the above */
 };
 
 /* The loop whose table s is: only for a call that came by a connection
@@ -180,6 +199,29 @@ bool fe_conn_send(struct fe_loop *lp, struct conn *c,
 		  const struct fe_call *call);
 bool fe_conn_reply(struct fe_loop *lp, struct conn *c, const void *msg,
 		   size_t len);
+
+/* ring.c: the change rings (fakeenv/ring.h). */
+
+/* Rings the daemon keeps at most: past it RING answers -EBUSY and the
+ * process sends by the socket. */
+#define FE_RINGS_MAX 1024
+
+/* Writers may count on a pass over the rings until a little after
+ * now_us. */
+void fe_ring_awake(struct fe_loop *lp, long long now_us);
+/* Before the loop sleeps: writers are told, then the rings looked at
+ * once more.  Returns the entries taken then: if any, do not sleep. */
+int fe_ring_sleep(struct fe_loop *lp);
+/* Take what every ring holds; returns the entries taken. */
+int fe_rings_poll(struct fe_loop *lp);
+/* c's connection goes: the rest of its ring is taken (unless it was
+ * bad), writers are told, and the ring is unmapped. */
+void fe_ring_close(struct fe_loop *lp, struct conn *c);
+
+/* loop.c: carry out the entries published in c's ring since the last
+ * take, each as the one-way message it stands for.  Returns how many, or
+ * -1 when a bad one closed c. */
+int fe_loop_take_ring(struct fe_loop *lp, struct conn *c);
 
 /* ckpt.c: the journal's checkpoints. */
 

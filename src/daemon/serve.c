@@ -435,6 +435,7 @@ static void serve_call(struct fe_srv *s, struct fe_call *call)
 	call->reply = &call->rep;
 	call->reply_len = sizeof(call->rep);
 	call->nfds = 0;
+	call->close_fds = false;
 	call->later = false;
 	s->rep_data = NULL;
 	s->rep_len = 0;

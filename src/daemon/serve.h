@@ -78,8 +78,10 @@ struct fe_call {
 	const void *reply;        /* the bytes to send: &rep, or &status */
 	size_t reply_len;
 	struct fe_status status;  /* STATUS's reply */
-	int fds[FE_MAP_FDS];      /* MAP: the fds the reply carries */
+	int fds[FE_MAP_FDS];      /* MAP, RING: the fds the reply carries */
 	int nfds;                 /* how many, 0: none */
+	bool close_fds;           /* the fds are the reply's alone (RING):
+				     closed once it is sent */
 	bool later;               /* the reply is not sent now: the handler
 				     has the connection wait (CHECKPOINT) */
 };

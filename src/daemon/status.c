@@ -40,6 +40,8 @@ void fe_op_STATUS(struct fe_srv *s, struct fe_call *call)
 		.orphans = lp->srv.orphans,
 		.reaped = lp->srv.reaped,
 		.lost = lp->srv.lost,
+		.by_ring = lp->by_ring,
+		.by_socket = lp->by_socket,
 		.failures = lp->failures,
 		.fail_time = lp->fail_time,
 		.fail_err = lp->fail_err,

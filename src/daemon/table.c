@@ -50,7 +50,7 @@ static void slot_end(struct fe_slot *s)
 
 #define SET(s, field, v) __atomic_store_n(&(s)->field, (v), __ATOMIC_RELAXED)
 
-#define PEND_SIZE (FE_PEND_BUCKETS * sizeof(uint32_t))
+#define PEND_SIZE FE_PEND_SIZE
 
 /* The same bracket around a change of the root's cur_id/old_id. */
 static void root_publish(struct fe_tab *t)

@@ -141,6 +141,10 @@ static void print_status(const char *where, const char *state,
 	printf("lost changes:    %llu (one-way changes the daemon could not "
 	       "store)\n",
 	       (unsigned long long)st->lost);
+	printf("one-way changes: %llu from the processes' rings, %llu as "
+	       "messages\n",
+	       (unsigned long long)st->by_ring,
+	       (unsigned long long)st->by_socket);
 	if (!(st->flags & FE_S_JOURNAL)) {
 		printf("journal:         none (in memory only: -s FILE or "
 		       "--state DIR keep it)\n");

@@ -187,6 +187,8 @@ static void take_over(pid_t pid)
 	if (conn_fd >= 0 && still_ours(conn_fd))
 		close(conn_fd);
 	conn_fd = -1;
+	/* The parent's ring: its entries are the parent's changes. */
+	fe_ring_forget(false);
 	atomic_store(&conn_owner, pid);
 }
 
@@ -352,6 +354,10 @@ static int conn_ensure(bool *fresh)
 	r = sock_open(&fd, &st);
 	if (r < 0)
 		return r;
+	/* A ring belongs to the connection it was made for: the daemon
+	 * closes it with that one, and takes what it holds then, maybe
+	 * after this connection's first messages. */
+	fe_ring_forget(true);
 	conn_fd = fd;
 	conn_dev = st.st_dev;
 	conn_ino = st.st_ino;
@@ -537,7 +543,8 @@ void fe_conn_prepare(void)
 
 /* Receive a MAP reply and its fds (at most max, the rest closed) on fd.
  * Returns 0 or -errno; *n fds are then ours. */
-static int recv_fds(int fd, struct fe_rep *rep, int *fds, int max, int *n)
+static int recv_fds(int fd, uint16_t op, struct fe_rep *rep, int *fds,
+		    int max, int *n)
 {
 	union {
 		struct cmsghdr h;
@@ -574,14 +581,16 @@ static int recv_fds(int fd, struct fe_rep *rep, int *fds, int max, int *n)
 	}
 	if (got == 0)
 		return -ECONNRESET;
-	return fe_rep_check(FE_OP_MAP, rep, (size_t)got);
+	return fe_rep_check(op, rep, (size_t)got);
 }
 
-/* Send MAP on our connection (opened if need be) and receive the reply
- * and its fds.  Called with the lock held by the owning process. */
-static int map_once(struct fe_rep *rep, int *fds, int *n, bool *fresh)
+/* Send op (MAP, RING) on our connection (opened if need be) and receive
+ * the reply and its fds.  Called with the lock held by the owning
+ * process. */
+static int map_once(uint16_t op, struct fe_rep *rep, int *fds, int *n,
+		    bool *fresh)
 {
-	struct fe_req req = { .op = FE_OP_MAP, .version = FE_PROTO_VERSION };
+	struct fe_req req = { .op = op, .version = FE_PROTO_VERSION };
 	ssize_t sent;
 	int r;
 
@@ -597,11 +606,11 @@ static int map_once(struct fe_rep *rep, int *fds, int *n, bool *fresh)
 		return -errno;
 	if ((size_t)sent != sizeof(req))
 		return -EPROTO;
-	return recv_fds(conn_fd, rep, fds, FE_MAP_FDS, n);
+	return recv_fds(conn_fd, op, rep, fds, FE_MAP_FDS, n);
 }
 
-/* fe_conn_map() in the owning process, with the lock held. */
-static int map_locked(int (*install)(const int *fds, int n))
+/* fe_conn_fds() in the owning process, with the lock held. */
+static int map_locked(uint16_t op, int (*install)(const int *fds, int n))
 {
 	struct fe_rep rep;
 	int fds[FE_MAP_FDS];
@@ -614,7 +623,7 @@ static int map_locked(int (*install)(const int *fds, int n))
 	for (int attempt = 0; attempt < 2; attempt++) {
 		bool fresh;
 
-		r = map_once(&rep, fds, &n, &fresh);
+		r = map_once(op, &rep, fds, &n, &fresh);
 		if (r == 0)
 			r = rep.err;
 		if (r == 0)
@@ -638,15 +647,35 @@ static int map_locked(int (*install)(const int *fds, int n))
 	return r;
 }
 
-int fe_conn_map(int (*install)(const int *fds, int n))
+int fe_conn_fds(uint16_t op, int (*install)(const int *fds, int n))
 {
 	struct guard g;
 	int r;
 
 	/* A vfork child or a CLONE_VM clone: the globals are not ours. */
-	r = enter(&g) ? map_locked(install) : -ESRCH;
+	r = enter(&g) ? map_locked(op, install) : -ESRCH;
 	leave(&g);
 	return r;
+}
+
+bool fe_conn_owned(void)
+{
+	_Atomic uint32_t *m = fork_mark;
+
+	/* A fork child that has not claimed the globals reads MARK_WIPED;
+	 * a vfork child reads its parent's mark and is, for this, one
+	 * more thread of it. */
+	if (m)
+		return atomic_load_explicit(m, memory_order_relaxed) ==
+		       MARK_OWNED;
+	return atomic_load(&conn_owner) == getpid();
+}
+
+int fe_conn_wake(void)
+{
+	struct fe_req req = { .op = FE_OP_WAKE };
+
+	return fe_conn_send(&req, NULL, 0);
 }
 
 /* The mark page: made at load, in a session only, before the program has

@@ -9,6 +9,7 @@
  */
 #include "shim.h"
 
+#include <sched.h>
 #include <stdatomic.h>
 #include <sys/mman.h>
 
@@ -97,7 +98,7 @@ static int install(const int *fds, int n)
 	if (!pend) {
 		/* Without them this process cannot go one-way, nor read a
 		 * table that others' one-way changes race: none of it. */
-		pend = map_fd_as(fds[1], FE_PEND_BUCKETS * sizeof(uint32_t),
+		pend = map_fd_as(fds[1], FE_PEND_SIZE,
 				 &size, true);
 		if (!pend)
 			return -EINVAL;
@@ -146,7 +147,7 @@ static int fetch(void)
 	if (off && off[0] == '1')
 		r = -EINVAL;
 	else
-		r = fe_conn_map(install);
+		r = fe_conn_fds(FE_OP_MAP, install);
 	if (r == 0)
 		return 0;
 	if (r != -ESRCH)
@@ -169,6 +170,31 @@ void fe_map_prefetch(void)
 		(void)fetch();
 }
 
+/* Passes of pend_settled() at most: a few microseconds while the daemon
+ * takes what the rings hold, and what a counter that a killed writer
+ * left raised costs each read of its bucket before the read asks. */
+#define SETTLE_TRIES 64
+
+/*
+ * Whether counter c is 0, or becomes 0 soon: while the daemon polls the
+ * rings (fakeenv/map.h) a change in flight lands within microseconds,
+ * sooner than a GET would come back.  False: ask the daemon.
+ */
+static bool pend_settled(uint32_t *pend, const uint32_t *c)
+{
+	for (int i = 0; i < SETTLE_TRIES; i++) {
+		if (!__atomic_load_n(c, __ATOMIC_ACQUIRE))
+			return true;
+		if (!fe_ring_daemon_awake(pend))
+			return false;
+		if (i < 8)
+			fe_map_relax();
+		else
+			sched_yield();
+	}
+	return false;
+}
+
 int fe_map_view(uint64_t dev, uint64_t ino, uint32_t btag, uint32_t real_mode,
 		uint32_t real_uid, uint32_t real_gid, struct fe_view *v)
 {
@@ -188,8 +214,7 @@ int fe_map_view(uint64_t dev, uint64_t ino, uint32_t btag, uint32_t real_mode,
 		/* A change to this bucket is on its way to the table: the
 		 * daemon answers once it is in (fakeenv/map.h). */
 		pend = atomic_load_explicit(&mpend, memory_order_acquire);
-		if (pend && __atomic_load_n(fe_pend_at(pend, dev, ino),
-					    __ATOMIC_ACQUIRE))
+		if (pend && !pend_settled(pend, fe_pend_at(pend, dev, ino)))
 			return -1;
 		r = fe_map_lookup(root, resolve, NULL, dev, ino, &rec);
 	}
@@ -203,20 +228,24 @@ int fe_map_view(uint64_t dev, uint64_t ino, uint32_t btag, uint32_t real_mode,
 	return r;
 }
 
-uint32_t *fe_map_pend_raise(uint64_t dev, uint64_t ino)
+uint32_t *fe_map_pend(void)
 {
-	uint32_t *pend, *c, zero = 0;
+	uint32_t *pend;
 
 	if (atomic_load_explicit(&map_off, memory_order_relaxed))
 		return NULL;
 	pend = atomic_load_explicit(&mpend, memory_order_acquire);
-	if (!pend) {
-		if (fetch() < 0)
-			return NULL;
+	if (!pend && fetch() == 0)
 		pend = atomic_load_explicit(&mpend, memory_order_acquire);
-		if (!pend)
-			return NULL;
-	}
+	return pend;
+}
+
+uint32_t *fe_map_pend_raise(uint64_t dev, uint64_t ino)
+{
+	uint32_t *pend = fe_map_pend(), *c, zero = 0;
+
+	if (!pend)
+		return NULL;
 	c = fe_pend_at(pend, dev, ino);
 	return __atomic_compare_exchange_n(c, &zero, 1, false, __ATOMIC_SEQ_CST,
 					   __ATOMIC_RELAXED) ?
@@ -227,15 +256,6 @@ uint32_t *fe_map_pend_raise(uint64_t dev, uint64_t ino)
 void fe_map_pend_undo(uint32_t *c)
 {
 	__atomic_fetch_sub(c, 1, __ATOMIC_RELEASE);
-}
-
-bool fe_map_oneway(void)
-{
-	if (atomic_load_explicit(&map_off, memory_order_relaxed))
-		return false;
-	if (!atomic_load_explicit(&mpend, memory_order_acquire) && fetch() < 0)
-		return false;
-	return atomic_load_explicit(&mpend, memory_order_acquire) != NULL;
 }
 
 /* The root of the table, mapped now if it was not yet, or NULL without

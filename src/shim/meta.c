@@ -10,6 +10,7 @@
 #include <sys/syscall.h>
 #include <sys/sysmacros.h>
 
+#include "common/mapread.h"
 #include "common/util.h"
 
 int fe_sys_fstatat(int dirfd, const char *path, struct stat *st, int flags)
@@ -229,7 +230,8 @@ const char *fe_target_hint(int dirfd, const char *path, bool followed,
 int fe_change(struct fe_req *req, const char *tail, size_t len, int *err)
 {
 	struct fe_rep rep;
-	uint32_t *c = NULL;
+	uint32_t *pend, *c = NULL;
+	bool pends = fe_op_pends(req->op);
 	int r;
 
 	*err = 0;
@@ -237,16 +239,26 @@ int fe_change(struct fe_req *req, const char *tail, size_t len, int *err)
 	 * only its birth time then keeps it off the next file at that
 	 * inode number (lookup_own() in the daemon), so without one it
 	 * waits for its reply. */
-	if (fe_op_pends(req->op) ?
-		    (c = fe_map_pend_raise(req->dev, req->ino)) != NULL :
-		    req->btag && fe_map_oneway()) {
-		r = fe_conn_send(req, tail, len);
+	pend = !fe_ring_resync() && (pends || req->btag) ? fe_map_pend() :
+							    NULL;
+	if (pend) {
+		r = fe_ring_put(req, tail, len, pend,
+				pends ? fe_pend_at(pend, req->dev, req->ino) :
+					NULL);
 		if (r == 0)
 			return 0;
-		/* Not sent: nobody will lower it.  Then as a round trip,
-		 * which reconnects when it can. */
-		if (c)
-			fe_map_pend_undo(c);
+		if (r > 0 &&
+		    (!pends || (c = fe_map_pend_raise(req->dev, req->ino)))) {
+			r = fe_conn_send(req, tail, len);
+			if (r == 0) {
+				fe_ring_sent();
+				return 0;
+			}
+			/* Not sent: nobody will lower it.  Then as a round
+			 * trip, which reconnects when it can. */
+			if (c)
+				fe_map_pend_undo(c);
+		}
 		req->flags &= ~FE_F_ONEWAY;
 	}
 	r = fe_conn_call_tail(req, tail, len, &rep);

@@ -247,13 +247,59 @@ int fe_change_hint(struct fe_req *req, const char *hint, int *err);
 int fe_conn_xcall(struct fe_req *req, const struct iovec *tail, int ntail,
 		  struct fe_rep *rep, void *buf, size_t size, size_t *got);
 
-/* One MAP round trip: install(fds, n) runs with the fds the daemon sent
- * (closed afterwards), under the connection's lock with signals blocked,
- * so that installs never overlap.  Returns 0, install's result, or
- * -errno; -ESRCH in a process that does not own the shim's globals (a
- * vfork child, a raw clone), where nothing may be installed.  Reports
- * nothing: the caller falls back to GET. */
-int fe_conn_map(int (*install)(const int *fds, int n));
+/* One round trip of op (MAP, RING) whose reply carries fds: install(fds,
+ * n) runs with the fds the daemon sent (closed afterwards), under the
+ * connection's lock with signals blocked, so that installs never
+ * overlap.  Returns 0, install's result, or -errno; -ESRCH in a process
+ * that does not own the shim's globals (a vfork child, a raw clone),
+ * where nothing may be installed.  Reports nothing: the caller goes on
+ * without (GET, the socket). */
+int fe_conn_fds(uint16_t op, int (*install)(const int *fds, int n));
+
+/* Whether the shim's globals (the connection, the ring) are this
+ * process's, without a system call where the fork mark can tell: false
+ * in a fork child that has not used them yet (its first call through
+ * the connection takes them over).  A vfork child counts as its
+ * parent.  Async-signal-safe. */
+bool fe_conn_owned(void);
+
+/* Send WAKE one-way: the daemon takes this process's ring.  Returns 0,
+ * or -errno as fe_conn_send() (the daemon is gone). */
+int fe_conn_wake(void);
+
+/* --- the change ring (ring.c, fakeenv/ring.h) --- */
+
+/*
+ * Put a one-way change in this process's ring, if it has one and the
+ * daemon polls it now.  c: the pending counter of req's key (pend: the
+ * counters) for a change that shows in stat, raised here when the
+ * bucket holds no change in flight but this process's own (which land
+ * before it: one ring), else NULL.  Returns 0 (published: done), 1 (not
+ * here: send by the socket), or -EAGAIN (another process's change to
+ * this bucket is in flight, or the daemon is gone: wait for a reply).
+ * Async-signal-safe, lock-free (a try-lock among the process's threads);
+ * errno untouched.
+ */
+int fe_ring_put(struct fe_req *req, const char *tail, size_t len,
+		uint32_t *pend, uint32_t *c);
+
+/* A one-way change went by the socket: after a few, this process asks
+ * for a ring (RING), once. */
+void fe_ring_sent(void);
+
+/* Drop this process's ring (a fork child's copy of its parent's, or one
+ * whose connection was replaced: lost says so, and the next change then
+ * waits for its reply, so that it lands after whatever the old ring
+ * still holds).  The mapping stays: another thread may be in it. */
+void fe_ring_forget(bool lost);
+
+/* The next change must wait for its reply (fe_ring_forget(true)):
+ * true once, then false. */
+bool fe_ring_resync(void);
+
+/* Whether the daemon polls the rings now (fakeenv/map.h, awake_until),
+ * with pend the counters. */
+bool fe_ring_daemon_awake(uint32_t *pend);
 
 /* --- the shared table (map.c) --- */
 
@@ -280,13 +326,12 @@ int fe_map_view(uint64_t dev, uint64_t ino, uint32_t btag, uint32_t real_mode,
  */
 uint32_t *fe_map_pend_raise(uint64_t dev, uint64_t ino);
 
+/* The pending counters (fakeenv/map.h), mapped now if they were not, or
+ * NULL when this process has none.  Async-signal-safe once mapped. */
+uint32_t *fe_map_pend(void);
+
 /* Lower it again: the change raised for was never sent. */
 void fe_map_pend_undo(uint32_t *c);
-
-/* Whether this process has the counters (maps them now if it can): its
- * changes that show in no stat (DROP, RENAME, RENAMEDIR) may go one-way,
- * since every reader that needs them drains. */
-bool fe_map_oneway(void);
 
 /* The daemon this process talked to is gone (a --state session restarts
  * it): its mapping is frozen at its last state, so forget it; the next

@@ -31,6 +31,16 @@ check_match "still serving, nothing changed" "$(as_user "$H/peer" "$S" stats)" '
 check_eq "a drain closes a bad one-way sender of the same batch" \
 	"$(as_user "$H/peer" "$S" drainclose)" "get answered bad closed
 daemon serving"
+# The change rings: entries are taken as the one-way messages they stand
+# for, several times round the ring; a bad one closes its connection
+# alone and changes nothing.
+check_eq "a ring's entries are taken, round and round" \
+	"$(as_user "$H/ringpeer" "$S" good 5000)" "records 5001"
+for kind in badframe badlen badhead badwrap notoneway badversion; do
+	check_eq "a ring entry ($kind): closed" \
+		"$(as_user "$H/ringpeer" "$S" "$kind")" "closed"
+done
+check_match "still serving after bad rings" "$(as_user "$H/peer" "$S" stats)" '^records 5001 '
 touch done
 wait $p
 check_eq "the session's record intact" "$(cat after)" "7:7"
@@ -38,6 +48,7 @@ err=$(cat "$W/err")
 if [ "$(id -u)" = 0 ]; then
 	check_match "the refusal is logged" "$err" 'refusing pid [0-9]+: uid 0 is not ours'
 fi
+check_match "a bad ring entry is logged" "$err" 'bad ring entry \(bad frame\): closing'
 check_match "the bad messages are logged" "$err" 'bad request \(short message, 10 bytes\)'
 check_match "... each with its reason" "$err" 'bad request \(unknown op'
 done_testing

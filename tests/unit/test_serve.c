@@ -544,15 +544,17 @@ static void test_op_kinds(void)
 	CHECK("pending counters: CHOWN, CHMOD, CREATE",
 	      pends == (1u << FE_OP_CHOWN | 1u << FE_OP_CHMOD |
 			1u << FE_OP_CREATE));
-	CHECK("no drain: MAP, SESSION, DETACH (and no op)",
+	CHECK("no drain: MAP, RING, WAKE, SESSION, DETACH (and no op)",
 	      nodrain == (1u << FE_OP_NONE | 1u << FE_OP_MAP |
+			  1u << FE_OP_RING | 1u << FE_OP_WAKE |
 			  1u << FE_OP_SESSION | 1u << FE_OP_DETACH |
 			  1u << FE_OP_COUNT));
 	CHECK("no file: the session's and the daemon's ops",
 	      nofile == (1u << FE_OP_NONE | 1u << FE_OP_SESSION |
 			 1u << FE_OP_DETACH | 1u << FE_OP_STATS |
 			 1u << FE_OP_CHECKPOINT | 1u << FE_OP_STATUS |
-			 1u << FE_OP_MAP | 1u << FE_OP_COUNT));
+			 1u << FE_OP_MAP | 1u << FE_OP_RING | 1u << FE_OP_WAKE |
+			 1u << FE_OP_COUNT));
 }
 
 /* ---- xattrs ---- */
