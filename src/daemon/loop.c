@@ -12,6 +12,7 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -347,34 +348,41 @@ static int next_timeout(const struct fe_loop *lp)
 }
 
 /*
- * How long the loop keeps looking for messages without sleeping after it
- * served some.  One-way changes come in bursts (chown -R, tar x), one
- * every few microseconds, and a daemon asleep in epoll_wait must be woken
- * for each: a cross-CPU wake-up (tens of microseconds here) that the
- * sender pays, and whose latency then backs the queue up.  Polling a
- * short while costs a little CPU at the end of a burst; a message that
- * comes alone (a build's occasional chown) starts no polling, so that
- * the daemon takes no CPU from the work between them.
+ * How long the loop keeps polling (the sockets and the rings) without
+ * sleeping after a one-way change.  Changes come in bursts (chown -R, tar
+ * x), one every few microseconds: while we poll, writers put them in
+ * their rings with no system call; asleep, we must be woken by a message
+ * for each, a cross-CPU wake-up (tens of microseconds here) that the
+ * sender pays.  The first change of a burst wakes us, and polling from
+ * then on keeps the rest in the rings.  A lone change (a build's
+ * occasional chown) costs SPIN_US of the other CPU.
  */
 #define SPIN_US 200
+
+/* One-way changes served so far, by either way. */
+static uint64_t changes_in(const struct fe_loop *lp)
+{
+	return lp->by_ring + lp->by_socket;
+}
 
 /* Returns 0 when told to stop, or -errno when epoll fails. */
 static int run(struct fe_loop *lp)
 {
 	struct epoll_event evs[MAX_EVENTS];
-	long long spin_until = 0, last_us = 0;
+	long long spin_until = 0;
+	uint64_t seen = changes_in(lp);
 
 	while (!lp->stop) {
 		bool spin = spin_until && fe_now_us() < spin_until;
 		int timeout = spin ? 0 : next_timeout(lp);
-		int n, got;
+		int n;
 
 		/* About to sleep: from now on a writer wakes us by the
 		 * socket; what came meanwhile is a burst going on. */
 		if (timeout != 0 && fe_ring_sleep(lp) > 0) {
-			last_us = fe_now_us();
-			spin_until = last_us + SPIN_US;
-			fe_ring_awake(lp, last_us);
+			seen = changes_in(lp);
+			spin_until = fe_now_us() + SPIN_US;
+			fe_ring_awake(lp, spin_until - SPIN_US);
 			continue;
 		}
 		n = epoll_wait(lp->ep, evs, MAX_EVENTS, timeout);
@@ -397,17 +405,19 @@ static int run(struct fe_loop *lp)
 			else
 				conn_input(lp, tag, evs[i].events);
 		}
-		got = fe_rings_poll(lp);
+		(void)fe_rings_poll(lp);
 		fe_conn_free_dead(lp);
-		if (n > 0 || got > 0) {
-			long long t = fe_now_us();
-
-			/* The second of two within SPIN_US: a burst. */
-			if (t - last_us < SPIN_US)
-				spin_until = t + SPIN_US;
-			last_us = t;
-		} else if (spin)
-			continue; /* still looking: nothing else is due yet */
+		if (changes_in(lp) != seen) {
+			seen = changes_in(lp);
+			spin_until = fe_now_us() + SPIN_US;
+		} else if (spin && !n) {
+			/* Still looking, nothing else due yet.  The CPU to
+			 * whoever wants it meanwhile: on a machine whose
+			 * processors the session's writers keep busy, our
+			 * looking must not take their time. */
+			sched_yield();
+			continue;
+		}
 		if (lp->srv.trace)
 			fe_trace_flush(lp->srv.trace);
 		fe_tab_rehash_step(&lp->srv.tab,

@@ -208,14 +208,17 @@ int fe_stat_target(int dirfd, const char *path, int flags, struct stat *st,
 	return r;
 }
 
+static const char *fd_hint(int fd, const struct stat *st, char *buf,
+			   size_t size);
+
 const char *fe_target_hint(int dirfd, const char *path, bool followed,
-			   char *buf, size_t size)
+			   const struct stat *st, char *buf, size_t size)
 {
 	const char *hint = NULL;
 	int saved = errno, fd;
 
 	if (!path[0])
-		return fe_fdpath(dirfd, buf, size);
+		return fd_hint(dirfd, st, buf, size);
 	if (!followed)
 		return fe_abspath(dirfd, path, buf, size);
 	fd = (int)syscall(SYS_openat, dirfd, path, O_PATH | O_CLOEXEC);
@@ -457,44 +460,77 @@ const char *fe_fdpath(int fd, char *buf, size_t size)
 }
 
 /*
- * The path of directory fd dirfd, as fe_fdpath() gives it, remembered per
- * thread for the next call with the same directory: a tree walker (fts:
- * chown -R, tar x) names every entry relative to one directory fd, and a
- * readlink of /proc/self/fd costs more than the fstat that tells the
- * same directory is still behind the fd.  A directory renamed meanwhile
- * leaves a stale hint, as a rename racing the readlink would.
+ * The path of an fd, as fe_fdpath() gives it, remembered per thread for
+ * the next call with the same fd on the same file: a tree walker (fts:
+ * chown -R, tar x) names every entry relative to one directory fd, and
+ * tar x chowns and chmods each file through the fd it created it by; a
+ * readlink of /proc/self/fd costs more than the fstat that tells the same
+ * file is still behind the fd, and the caller often has that stat
+ * already.  Two entries: a directory's, and a file's.  A file renamed
+ * meanwhile leaves a stale hint, as a rename racing the readlink would.
  */
-#define DIRPATH_MAX 512
+#define FDPATH_MAX 512
 
-static _Thread_local struct {
+struct fdpath {
 	int fd;         /* -1: empty */
 	dev_t dev;
 	ino_t ino;
 	size_t len;
-	char path[DIRPATH_MAX];
-} dircache = { .fd = -1 };
+	char path[FDPATH_MAX];
+};
+
+static _Thread_local struct fdpath dircache = { .fd = -1 };
+static _Thread_local struct fdpath filecache = { .fd = -1 };
+
+static const char *cached(const struct fdpath *c, int fd,
+			  const struct stat *st, char *buf, size_t size)
+{
+	if (c->fd != fd || c->dev != st->st_dev || c->ino != st->st_ino ||
+	    c->len >= size)
+		return NULL;
+	return memcpy(buf, c->path, c->len + 1);
+}
+
+static void keep(struct fdpath *c, int fd, const struct stat *st,
+		 const char *path)
+{
+	size_t n = strlen(path);
+
+	if (n >= FDPATH_MAX)
+		return;
+	memcpy(c->path, path, n + 1);
+	c->len = n;
+	c->fd = fd;
+	c->dev = st->st_dev;
+	c->ino = st->st_ino;
+}
+
+void fe_fd_hint_keep(int fd, const struct stat *st, const char *hint)
+{
+	if (fd >= 0 && hint)
+		keep(S_ISDIR(st->st_mode) ? &dircache : &filecache, fd, st,
+		     hint);
+}
+
+/* fd's path, for a file st that the caller found behind it. */
+static const char *fd_hint(int fd, const struct stat *st, char *buf,
+			   size_t size)
+{
+	const char *p = cached(S_ISDIR(st->st_mode) ? &dircache : &filecache,
+			       fd, st, buf, size);
+
+	if (!p && (p = fe_fdpath(fd, buf, size)))
+		fe_fd_hint_keep(fd, st, p);
+	return p;
+}
 
 static const char *dirfd_path(int dirfd, char *buf, size_t size)
 {
 	struct stat st;
-	size_t n;
 
 	if (fe_sys_fstat(dirfd, &st) < 0)
 		return NULL;
-	if (dircache.fd == dirfd && dircache.dev == st.st_dev &&
-	    dircache.ino == st.st_ino && dircache.len < size)
-		return memcpy(buf, dircache.path, dircache.len + 1);
-	if (!fe_fdpath(dirfd, buf, size))
-		return NULL;
-	n = strlen(buf);
-	if (n < DIRPATH_MAX) {
-		memcpy(dircache.path, buf, n + 1);
-		dircache.len = n;
-		dircache.fd = dirfd;
-		dircache.dev = st.st_dev;
-		dircache.ino = st.st_ino;
-	}
-	return buf;
+	return fd_hint(dirfd, &st, buf, size);
 }
 
 const char *fe_abspath(int dirfd, const char *path, char *buf, size_t size)
@@ -571,8 +607,9 @@ int fe_created(int dirfd, const char *path, int fd, int stat_flags,
 	if (!(req.flags & FE_F_MODE) && fe_map_view_st(&st, btag, &v) == 0 &&
 	    v.uid == req.uid && v.gid == req.gid)
 		return 0;
-	hint = fd >= 0 && !path ? fe_fdpath(fd, pbuf, sizeof(pbuf)) :
+	hint = fd >= 0 && !path ? fd_hint(fd, &st, pbuf, sizeof(pbuf)) :
 				  fe_abspath(dirfd, path, pbuf, sizeof(pbuf));
+	fe_fd_hint_keep(fd, &st, hint);
 	r = fe_change_hint(&req, hint, &err);
 	return r < 0 ? r : err;
 }

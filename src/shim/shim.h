@@ -456,12 +456,18 @@ int fe_sys_statat64(int dirfd, const char *path, int flags,
 int fe_stat_target(int dirfd, const char *path, int flags, struct stat *st,
 		   uint32_t *btag, bool *followed);
 
-/* The path hint for that file, into buf (NULL when none fits): dirfd's
- * own path for an empty path, the target's name for a followed link, else
- * dirfd+path made absolute.  Made only when a change is sent: it costs a
- * getcwd or a readlink. */
+/* The path hint for that file (st: what fe_stat_target() gave), into buf
+ * (NULL when none fits): dirfd's own path for an empty path, the
+ * target's name for a followed link, else dirfd+path made absolute.  Made
+ * only when a change is sent: it costs a getcwd or a readlink, but for
+ * an fd whose path this thread learnt last (fe_fd_hint_keep()). */
 const char *fe_target_hint(int dirfd, const char *path, bool followed,
-			   char *buf, size_t size);
+			   const struct stat *st, char *buf, size_t size);
+
+/* Remember hint as the path of fd, whose file is st, for this thread's
+ * next fe_target_hint() of that fd (a creation's fd, which fchown and
+ * fchmod follow: tar x). */
+void fe_fd_hint_keep(int fd, const struct stat *st, const char *hint);
 
 /* lstat/stat of dirfd+path without passing through our wrappers, and
  * without a birth time (the shim's own fds: sockets, memfds); flags as

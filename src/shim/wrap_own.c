@@ -17,25 +17,26 @@
 #define NOCHANGE ((uint32_t)-1)
 
 /*
- * True when CHOWN could change nothing: the shared table shows no record,
- * the ids asked for are those a file without a record shows, and the
- * kernel's chown would clear no set-id bit (the record would then equal
- * having none).
+ * True when CHOWN could change nothing: the ids asked for are those the
+ * shared table shows (a record's, or the default a file without one
+ * shows), and the kernel's chown would clear no set-id bit of what it
+ * shows, nor drop a kept xattr.
  */
 static bool chown_is_noop(const struct stat *st, uint32_t btag, uint32_t uid,
 			  uint32_t gid)
 {
 	struct fe_view v;
-	mode_t perm = st->st_mode;
+	int r = fe_map_view_st(st, btag, &v);
 
-	if (fe_map_view_st(st, btag, &v) != 0)
+	/* A kept security.capability goes with any chown of a file. */
+	if (r < 0 || (v.xattr && !S_ISDIR(st->st_mode)))
 		return false;
 	if ((uid != NOCHANGE && uid != v.uid) ||
 	    (gid != NOCHANGE && gid != v.gid))
 		return false;
 	return S_ISDIR(st->st_mode) ||
-	       (!(perm & S_ISUID) &&
-		!((perm & S_ISGID) && (perm & S_IXGRP)));
+	       (!(v.mode & S_ISUID) &&
+		!((v.mode & S_ISGID) && (v.mode & S_IXGRP)));
 }
 
 /*
@@ -82,7 +83,8 @@ static int own_core(int dirfd, const char *path, uint32_t uid, uint32_t gid,
 		req.flags |= FE_F_GID;
 		req.gid = gid;
 	}
-	hint = fe_target_hint(dirfd, path, followed, pbuf, sizeof(pbuf));
+	hint = fe_target_hint(dirfd, path, followed, &st, pbuf,
+			      sizeof(pbuf));
 	r = fe_change_hint(&req, hint, &err);
 	return r < 0 ? -EIO : err;
 }
@@ -166,15 +168,23 @@ static int mode_core(int fd, int dirfd, const char *path, mode_t mode,
 	errno = saved;
 	if (r < 0 && r != -EPERM)
 		return r;
-	/* The real file now has exactly the mode asked for, and there is no
-	 * record: a record would say what the real file says. */
-	if (r == 0 && (mode & 07777) == real &&
-	    fe_map_view_st(&st, btag, &v) == 0)
-		return 0;
+	/* The real file now has exactly the mode asked for, and what stat
+	 * shows over it is that mode (no record, or one that fakes no bits
+	 * or these): a CHMOD would change nothing, unless a kept access ACL
+	 * is to be rewritten. */
+	if (r == 0 && (mode & 07777) == real) {
+		struct stat now = st;
+
+		now.st_mode = (st.st_mode & S_IFMT) | real;
+		if (fe_map_view_st(&now, btag, &v) >= 0 && !v.xattr &&
+		    (v.mode & 07777) == real)
+			return 0;
+	}
 	fe_req_init(&req, FE_OP_CHMOD, &st, btag);
 	req.flags = FE_F_MODE;
 	req.mode = mode & 07777;
-	hint = fe_target_hint(dirfd, path, followed, pbuf, sizeof(pbuf));
+	hint = fe_target_hint(dirfd, path, followed, &st, pbuf,
+			      sizeof(pbuf));
 	r = fe_change_hint(&req, hint, &err);
 	return r < 0 ? -EIO : err;
 }
