@@ -180,7 +180,16 @@ const char *fe_socket_path(void)
 	return s ? s : "";
 }
 
+/* The one symbol looked up at load, in a session only: the real execve,
+ * which the exec wrappers call.  A fork child inherits what its parent
+ * looked up; left to the child, every fork + exec paid its own dlsym,
+ * about eight page faults on code and data that a fork child does not
+ * inherit mapped (bench/RESULTS.md, fork + exec).  The resolver keeps
+ * errno and remembers a missing symbol, as on first use. */
 __attribute__((constructor)) static void fe_shim_load(void)
 {
-	fe_session_init();
+	int s = fe_session_init();
+
+	if (s == ST_ON || s == ST_DISABLED)
+		(void)real_execve();
 }

@@ -73,7 +73,9 @@
 
 /*
  * syscall() is a wrapped name (wrap_syscall.c): the shim's own raw system
- * calls go to fe_syscall(), which is libc's syscall() and never ours.
+ * calls go to fe_syscall(), which has libc's syscall() conventions and is
+ * never ours: the instruction itself on x86-64 and aarch64, libc's
+ * syscall() elsewhere.
  */
 long fe_syscall(long nr, ...);
 #define syscall fe_syscall
