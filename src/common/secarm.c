@@ -26,15 +26,27 @@
 #define SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV (1UL << 5)
 #endif
 
+/* strcmp() == 0 as a plain loop: the shim reads the mode at load and in
+ * fork children about to exec, where a libc function costs a lazy symbol
+ * lookup or a page fault on its code. */
+static bool same(const char *a, const char *b)
+{
+	while (*a && *a == *b) {
+		a++;
+		b++;
+	}
+	return *a == *b;
+}
+
 int fe_sec_mode_parse(const char *s)
 {
 	if (!s)
 		return -1;
-	if (!strcmp(s, "never"))
+	if (same(s, "never"))
 		return FE_SEC_NEVER;
-	if (!strcmp(s, "auto"))
+	if (same(s, "auto"))
 		return FE_SEC_AUTO;
-	if (!strcmp(s, "always"))
+	if (same(s, "always"))
 		return FE_SEC_ALWAYS;
 	return -1;
 }
@@ -111,38 +123,92 @@ static bool go_note(const unsigned char *b, size_t len)
 	return false;
 }
 
-/* The ELF at fd: static (no PT_INTERP) or Go.  A 32-bit ELF or another
- * machine's: false (the filter is for the native ABI). */
-static bool elf_unreachable(fe_sys_fn *sys, int fd, const Elf64_Ehdr *eh)
+/* The first bytes of a file, read at once: an ELF header and, as linkers
+ * lay programs out, its program headers and notes too, so that a dynamic
+ * program costs one read.  Small: this runs in fork children about to
+ * exec, where each page of stack touched is a page fault. */
+#define HEAD 1024
+
+/* Whether the PT_NOTE segment ph holds a Go build-id note (its first 2048
+ * bytes), from head (the file's first got bytes) when it is there;
+ * reading a note elsewhere takes a buffer, in a frame of its own. */
+static __attribute__((noinline)) bool go_note_far(fe_sys_fn *sys, int fd,
+						  const Elf64_Phdr *ph,
+						  size_t len)
 {
-	Elf64_Phdr ph[64];
 	unsigned char note[2048];
-	size_t n = eh->e_phnum;
+	long got = pread_all(sys, fd, note, len, (long)ph->p_offset);
+
+	return got > 0 && go_note(note, (size_t)got);
+}
+
+static bool go_segment(fe_sys_fn *sys, int fd, const Elf64_Phdr *ph,
+		       const char *head, size_t got)
+{
+	size_t len = ph->p_filesz < 2048 ? ph->p_filesz : 2048;
+
+	if (ph->p_offset <= got && len <= got - ph->p_offset)
+		return go_note((const unsigned char *)head + ph->p_offset,
+			       len);
+	return go_note_far(sys, fd, ph, len);
+}
+
+/* The verdict on n program headers at tab (unaligned: copied out one by
+ * one): no PT_INTERP (static), or a Go note. */
+static bool phdrs_unreachable(fe_sys_fn *sys, int fd, const char *tab,
+			      size_t n, const char *head, size_t got)
+{
+	Elf64_Phdr ph;
 	bool interp = false;
 
-	if (eh->e_ident[EI_CLASS] != ELFCLASS64 ||
-	    eh->e_phentsize != sizeof(Elf64_Phdr) || n == 0 ||
-	    n > sizeof(ph) / sizeof(ph[0]))
-		return false;
-	if (pread_all(sys, fd, ph, n * sizeof(ph[0]), (long)eh->e_phoff) !=
-	    (long)(n * sizeof(ph[0])))
-		return false;
-	for (size_t i = 0; i < n; i++)
-		interp |= ph[i].p_type == PT_INTERP;
+	for (size_t i = 0; i < n; i++) {
+		memcpy(&ph, tab + i * sizeof(ph), sizeof(ph));
+		interp |= ph.p_type == PT_INTERP;
+	}
 	if (!interp)
 		return true;
 	for (size_t i = 0; i < n; i++) {
-		size_t len = ph[i].p_filesz < sizeof(note) ? ph[i].p_filesz
-							   : sizeof(note);
-		long got;
-
-		if (ph[i].p_type != PT_NOTE)
-			continue;
-		got = pread_all(sys, fd, note, len, (long)ph[i].p_offset);
-		if (got > 0 && go_note(note, (size_t)got))
+		memcpy(&ph, tab + i * sizeof(ph), sizeof(ph));
+		if (ph.p_type == PT_NOTE && go_segment(sys, fd, &ph, head, got))
 			return true;
 	}
 	return false;
+}
+
+/* Program headers that are not in the head: read, in a frame of their
+ * own. */
+static __attribute__((noinline)) bool phdrs_far(fe_sys_fn *sys, int fd,
+						const Elf64_Ehdr *eh,
+						const char *head, size_t got)
+{
+	Elf64_Phdr ph[64];
+	size_t n = eh->e_phnum;
+
+	if (pread_all(sys, fd, ph, n * sizeof(ph[0]), (long)eh->e_phoff) !=
+	    (long)(n * sizeof(ph[0])))
+		return false;
+	return phdrs_unreachable(sys, fd, (const char *)ph, n, head, got);
+}
+
+/* The ELF at fd, whose first got bytes are head: static (no PT_INTERP)
+ * or Go.  A 32-bit ELF or another machine's: false (the filter is for
+ * the native ABI). */
+static bool elf_unreachable(fe_sys_fn *sys, int fd, const char *head,
+			    size_t got)
+{
+	Elf64_Ehdr eh;
+	size_t n, size;
+
+	memcpy(&eh, head, sizeof(eh));
+	n = eh.e_phnum;
+	size = n * sizeof(Elf64_Phdr);
+	if (eh.e_ident[EI_CLASS] != ELFCLASS64 ||
+	    eh.e_phentsize != sizeof(Elf64_Phdr) || n == 0 || n > 64)
+		return false;
+	if (eh.e_phoff <= got && size <= got - eh.e_phoff)
+		return phdrs_unreachable(sys, fd, head + eh.e_phoff, n, head,
+					 got);
+	return phdrs_far(sys, fd, &eh, head, got);
 }
 
 /* depth: a script's interpreter is looked at, not the interpreter's. */
@@ -150,7 +216,7 @@ static bool unreachable(fe_sys_fn *sys, const char *path, int depth)
 {
 	union {
 		Elf64_Ehdr eh;
-		char text[256];
+		char text[HEAD];
 	} u;
 	long fd = SYS4(SYS_openat, AT_FDCWD, path, O_RDONLY | O_CLOEXEC, 0);
 	long got;
@@ -158,14 +224,16 @@ static bool unreachable(fe_sys_fn *sys, const char *path, int depth)
 
 	if (fd < 0)
 		return false;
-	got = pread_all(sys, (int)fd, &u, sizeof(u) - 1, 0);
+	got = pread_all(sys, (int)fd, &u, sizeof(u), 0);
 	if (got >= (long)sizeof(u.eh) && !memcmp(u.eh.e_ident, ELFMAG, SELFMAG)) {
-		r = elf_unreachable(sys, (int)fd, &u.eh);
+		r = elf_unreachable(sys, (int)fd, u.text, (size_t)got);
 	} else if (got > 2 && depth == 0 && u.text[0] == '#' &&
 		   u.text[1] == '!') {
 		char *p = u.text + 2, *end;
 
-		u.text[got] = '\0';
+		/* The kernel reads the "#!" line from the first 256
+		 * bytes. */
+		u.text[got < 256 ? got : 255] = '\0';
 		while (*p == ' ' || *p == '\t')
 			p++;
 		end = p;

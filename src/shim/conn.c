@@ -684,7 +684,10 @@ int fe_conn_wake(void)
 __attribute__((constructor)) static void conn_load(void)
 {
 	const char *atfork;
-	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	/* One byte is one page to mmap, madvise and munmap, which round
+	 * lengths up: no sysconf(), whose code and data were two page
+	 * faults in every process of a session. */
+	size_t page = 1;
 	int saved = errno;
 	void *p;
 	pid_t none = 0;

@@ -123,7 +123,7 @@ static void fmt_initial(char *buf, size_t n, const char *name,
 {
 	const char *v = fe_env_initial(name);
 
-	fe_fmt(buf, n, "%s", v && strlen(v) < n ? v : def);
+	fe_fmt(buf, n, "%s", v && fe_slen(v) < n ? v : def);
 }
 
 void fe_cred_format(char *u, char *g, char *grp, size_t n)

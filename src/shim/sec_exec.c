@@ -46,30 +46,32 @@ static const char *target(int how, const char *path, int fd, int flags,
 	return NULL;
 }
 
-void fe_sec_exec(int how, const char *path, int fd, int flags)
+/* fe_sec_unreachable() of the file the call will open, when that takes
+ * a name built in buf: in a frame of its own, so that the common case
+ * (a path as it is) runs on less stack.  This runs in fork children,
+ * where each page of stack touched is a page fault. */
+static __attribute__((noinline)) bool unreachable_built(int how,
+							 const char *path,
+							 int fd, int flags)
+{
+	char buf[PATH_MAX];
+	const char *file = target(how, path, fd, flags, buf, sizeof(buf));
+
+	return file && fe_sec_unreachable(fe_syscall, file);
+}
+
+/* Armed here: out of the common path for the same reason. */
+static __attribute__((noinline)) void arm(const char *path)
 {
 	static bool said;
-	int saved = errno;
-	enum fe_sec_mode mode;
 	struct fe_sec_hello h;
-	char buf[PATH_MAX];
-	const char *file, *why;
+	const char *why;
 	int r;
 
-	if (!fe_in_session() || fe_sec_under())
-		goto out;
-	mode = fe_sec_mode_of(fe_env_initial(FE_ENV_SECCOMP));
-	if (mode == FE_SEC_NEVER)
-		goto out;
-	if (mode == FE_SEC_AUTO) {
-		file = target(how, path, fd, flags, buf, sizeof(buf));
-		if (!file || !fe_sec_unreachable(fe_syscall, file))
-			goto out;
-	}
 	/* Armed already in this image (the launcher's spawn trampoline):
 	 * the load-time answer is stale. */
 	if (fe_sec_filtered(fe_syscall))
-		goto out;
+		return;
 	h = (struct fe_sec_hello){ .magic = FE_SEC_MAGIC,
 				   .pid = (int)fe_syscall(SYS_getpid) };
 	fe_cred_give(&h);
@@ -80,6 +82,23 @@ void fe_sec_exec(int how, const char *path, int fd, int flags)
 		fe_log("%s (%s): %s runs with the preload alone, which it "
 		       "bypasses", why, fe_strerror(-r), path ? path : "it");
 	}
+}
+
+void fe_sec_exec(int how, const char *path, int fd, int flags)
+{
+	int saved = errno;
+	enum fe_sec_mode mode;
+
+	if (!fe_in_session() || fe_sec_under())
+		goto out;
+	mode = fe_sec_mode_of(fe_env_initial(FE_ENV_SECCOMP));
+	if (mode == FE_SEC_NEVER)
+		goto out;
+	if (mode == FE_SEC_AUTO &&
+	    !(how == FE_EXEC_PATH ? fe_sec_unreachable(fe_syscall, path) :
+				    unreachable_built(how, path, fd, flags)))
+		goto out;
+	arm(path);
 out:
 	errno = saved;
 }

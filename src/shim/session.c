@@ -36,13 +36,30 @@ static bool sec_filtered; /* under the session's seccomp filter */
  * environ = ...) and free what the entries pointed to. */
 static char env_small[4096];
 static char *env_copy = env_small;
+/* Where the first ENV_AT entries of env_copy start, so that a look-up
+ * compares names and skips no values (fe_env_initial() runs a dozen
+ * times in every exec, with plain loops: fe_slen() in shim.h); env_more
+ * when there are more entries than that. */
+#define ENV_AT 64
+static uint32_t env_at[ENV_AT];
+static int env_n;
+static bool env_more;
 
 extern char **environ;
 
+/* Whether e starts with prefix. */
+static bool starts(const char *e, const char *prefix)
+{
+	while (*prefix && *e == *prefix) {
+		e++;
+		prefix++;
+	}
+	return !*prefix;
+}
+
 static bool kept(const char *e, bool preload)
 {
-	return preload ? strncmp(e, "LD_PRELOAD=", 11) == 0 :
-			 strncmp(e, "FAKEENV_", 8) == 0;
+	return starts(e, preload ? "LD_PRELOAD=" : "FAKEENV_");
 }
 
 /* Copy what the shim reads of the environment; called once, before any
@@ -58,7 +75,7 @@ static void capture(void)
 
 	for (char **e = environ; e && *e; e++)
 		if (kept(*e, false) || kept(*e, true))
-			need += strlen(*e) + 1;
+			need += fe_slen(*e) + 1;
 	if (need > size) {
 		void *p = mmap(NULL, need, PROT_READ | PROT_WRITE,
 			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -77,12 +94,16 @@ static void capture(void)
 
 			if (!kept(*e, pass == 1))
 				continue;
-			n = strlen(*e) + 1;
+			n = fe_slen(*e) + 1;
 			if (used + n + 1 > size) {
 				lost += n;
 				continue;
 			}
-			memcpy(buf + used, *e, n);
+			fe_scopy(buf + used, *e);
+			if (env_n < ENV_AT)
+				env_at[env_n++] = (uint32_t)used;
+			else
+				env_more = true;
 			used += n;
 		}
 	}
@@ -116,7 +137,8 @@ int fe_session_init(void)
 		 * wrappers' one load of the state says "pass through", and
 		 * the exec wrappers still see a session to hand on. */
 		sock = fe_env_initial(FE_ENV_DISABLED);
-		if (s == ST_ON && sock && sock[0] && strcmp(sock, "0") != 0)
+		if (s == ST_ON && sock && sock[0] &&
+		    !(sock[0] == '0' && sock[1] == '\0'))
 			s = ST_DISABLED;
 		/* Under the session's seccomp filter the supervisor answers
 		 * every call: answering some here too would fake twice. */
@@ -141,11 +163,17 @@ int fe_session_init(void)
 
 const char *fe_env_initial(const char *name)
 {
-	size_t len = strlen(name);
+	const char *p, *v;
 
-	for (const char *p = env_copy; *p; p += strlen(p) + 1)
-		if (strncmp(p, name, len) == 0 && p[len] == '=')
-			return p + len + 1;
+	for (int i = 0; i < env_n; i++)
+		if ((v = fe_var_value(env_copy + env_at[i], name)))
+			return v;
+	if (!env_more)
+		return NULL;
+	p = env_copy + env_at[ENV_AT - 1];
+	for (p += fe_slen(p) + 1; *p; p += fe_slen(p) + 1)
+		if ((v = fe_var_value(p, name)))
+			return v;
 	return NULL;
 }
 
@@ -180,7 +208,16 @@ const char *fe_socket_path(void)
 	return s ? s : "";
 }
 
+/* The one symbol looked up at load, in a session only: the real execve,
+ * which the exec wrappers call.  A fork child inherits what its parent
+ * looked up; left to the child, every fork + exec paid its own dlsym,
+ * about eight page faults on code and data that a fork child does not
+ * inherit mapped (bench/RESULTS.md, fork + exec).  The resolver keeps
+ * errno and remembers a missing symbol, as on first use. */
 __attribute__((constructor)) static void fe_shim_load(void)
 {
-	fe_session_init();
+	int s = fe_session_init();
+
+	if (s == ST_ON || s == ST_DISABLED)
+		(void)real_execve();
 }

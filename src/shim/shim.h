@@ -73,7 +73,9 @@
 
 /*
  * syscall() is a wrapped name (wrap_syscall.c): the shim's own raw system
- * calls go to fe_syscall(), which is libc's syscall() and never ours.
+ * calls go to fe_syscall(), which has libc's syscall() conventions and is
+ * never ours: the instruction itself on x86-64 and aarch64, libc's
+ * syscall() elsewhere.
  */
 long fe_syscall(long nr, ...);
 #define syscall fe_syscall
@@ -144,6 +146,46 @@ const char *fe_sec_spawn_via(bool search, const char *path, char *buf,
 /* True when this process runs under the session's seccomp filter (it then
  * passes every call through, as if disabled: the supervisor answers). */
 bool fe_sec_under(void);
+
+/*
+ * strlen(), "e is NAME=..." and a string copy as plain loops, for what
+ * runs at load and in fork children about to exec.  A fork child does not
+ * inherit its parent's mappings of code: each libc function it calls
+ * costs a page fault on its code, and at load each costs a lazy symbol
+ * lookup, for strings of a few dozen bytes.
+ */
+static inline size_t fe_slen(const char *s)
+{
+	const char *p = s;
+
+	/* The empty asm keeps the compiler from seeing strlen() here and
+	 * calling it. */
+	while (*p) {
+		p++;
+		__asm__("" : "+r"(p));
+	}
+	return (size_t)(p - s);
+}
+
+/* Whether e is "name=...": the value, or NULL. */
+static inline const char *fe_var_value(const char *e, const char *name)
+{
+	while (*name && *e == *name) {
+		e++;
+		name++;
+	}
+	return !*name && *e == '=' ? e + 1 : NULL;
+}
+
+/* s copied to d, its NUL included: the end of the copy (at its NUL). */
+static inline char *fe_scopy(char *d, const char *s)
+{
+	while ((*d = *s) != '\0') {
+		d++;
+		s++;
+	}
+	return d;
+}
 
 /* True when this process is in a session (FAKEENV_SOCKET was set when the
  * library loaded) and the calling thread is not already inside the shim.

@@ -103,22 +103,40 @@ static int spawn_armed(fe_posix_spawn_fn *spawn, const struct call *c,
  * call's errno (ENOSYS when libc lacks the symbol: execveat before glibc
  * 2.34); the spawn forms return 0 or an error number, as they do.
  */
-static int call_real(const struct call *c, char *const envp[])
+static void sec_step(const struct call *c)
+{
+	switch (c->how) {
+	case EXECVE:
+		fe_sec_exec(FE_EXEC_PATH, c->path, -1, 0);
+		break;
+	case EXECVPE:
+		fe_sec_exec(FE_EXEC_SEARCH, c->path, -1, 0);
+		break;
+	case FEXECVE:
+		fe_sec_exec(FE_EXEC_FD, NULL, c->fd, 0);
+		break;
+	case EXECVEAT:
+		fe_sec_exec(FE_EXEC_AT, c->path, c->fd, c->flags);
+		break;
+	case SPAWN:
+	case SPAWNP:
+		break; /* spawn_armed() */
+	}
+}
+
+/* call_real() but for sec_step(), done already. */
+static int real_step(const struct call *c, char *const envp[])
 {
 	fe_posix_spawn_fn *spawn;
 
 	switch (c->how) {
 	case EXECVE:
-		fe_sec_exec(FE_EXEC_PATH, c->path, -1, 0);
 		return REAL(execve, c->path, c->argv, envp);
 	case EXECVPE:
-		fe_sec_exec(FE_EXEC_SEARCH, c->path, -1, 0);
 		return REAL(execvpe, c->path, c->argv, envp);
 	case FEXECVE:
-		fe_sec_exec(FE_EXEC_FD, NULL, c->fd, 0);
 		return REAL(fexecve, c->fd, c->argv, envp);
 	case EXECVEAT:
-		fe_sec_exec(FE_EXEC_AT, c->path, c->fd, c->flags);
 		return REAL(execveat, c->fd, c->path, c->argv, envp, c->flags);
 	case SPAWN:
 	case SPAWNP:
@@ -132,16 +150,21 @@ static int call_real(const struct call *c, char *const envp[])
 	return fe_enosys();
 }
 
-/* Whether entry e is NAME=... (len: strlen(name)). */
-static bool is_var(const char *e, const char *name, size_t len)
+static int call_real(const struct call *c, char *const envp[])
 {
-	return strncmp(e, name, len) == 0 && e[len] == '=';
+	sec_step(c);
+	return real_step(c, envp);
+}
+
+/* Whether entry e is NAME=... */
+static bool is_var(const char *e, const char *name)
+{
+	return fe_var_value(e, name) != NULL;
 }
 
 /* Whether the LD_PRELOAD list names lib; ld.so splits on ':' and ' '.
- * Plain loops: this runs in fork children about to exec, where each libc
- * function the shim calls for the first time costs a lazy symbol lookup
- * and page faults (strlen is bound already: the constructor uses it). */
+ * Plain loops, as everywhere on this path (fe_slen() in shim.h says
+ * why). */
 static bool preload_has(const char *list, const char *lib)
 {
 	while (*list) {
@@ -174,23 +197,16 @@ static bool same(const char *a, const char *b)
 /* "name=a" or "name=a:b" (b may be NULL) at *p, which moves past it. */
 static char *put(char **p, const char *name, const char *a, const char *b)
 {
-	char *start = *p;
-	size_t n = strlen(name), la = strlen(a);
+	char *start = *p, *q = fe_scopy(*p, name);
 
-	memcpy(*p, name, n);
-	(*p)[n++] = '=';
-	memcpy(*p + n, a, la);
-	n += la;
+	*q++ = '=';
+	q = fe_scopy(q, a);
 	if (b) {
-		size_t lb = strlen(b);
-
-		if (la)
-			(*p)[n++] = ':';
-		memcpy(*p + n, b, lb);
-		n += lb;
+		if (*a)
+			*q++ = ':';
+		q = fe_scopy(q, b);
 	}
-	(*p)[n++] = '\0';
-	*p += n;
+	*p = q + 1;
 	return start;
 }
 
@@ -236,7 +252,6 @@ struct scan {
 
 static void scan_env(struct scan *s, char *const envp[])
 {
-	const size_t plen = sizeof(PRELOAD) - 1;
 	char *idv[N_IDS];
 
 	/* Not id_ent, which is written whole below. */
@@ -245,23 +260,22 @@ static void scan_env(struct scan *s, char *const envp[])
 	for (int i = 0; i < N_RESTORED; i++)
 		s->value[i] = fe_env_initial(restored_from[i]);
 	for (char *const *e = envp; e && *e; e++, s->n++) {
-		if (is_var(*e, PRELOAD, plen))
-			s->pre = *e + plen + 1;
+		if (is_var(*e, PRELOAD))
+			s->pre = fe_var_value(*e, PRELOAD);
 		for (int i = 0; i < N_RESTORED; i++)
-			if (is_var(*e, restored[i], strlen(restored[i])))
+			if (is_var(*e, restored[i]))
 				s->value[i] = NULL; /* the child's own stands */
 		for (int i = 0; i < N_IDS; i++)
-			if (is_var(*e, ids[i], strlen(ids[i]))) {
+			if (is_var(*e, ids[i])) {
 				s->id_seen[i] = *e;
 				s->id_count[i]++;
 			}
 	}
 	for (int i = 0; i < N_IDS; i++) {
-		size_t len = strlen(ids[i]);
+		char *q = fe_scopy(s->id_ent[i], ids[i]);
 
-		memcpy(s->id_ent[i], ids[i], len);
-		s->id_ent[i][len] = '=';
-		idv[i] = s->id_ent[i] + len + 1;
+		*q = '=';
+		idv[i] = q + 1;
 	}
 	fe_cred_format(idv[0], idv[1], idv[2], FE_CRED_BUF);
 	s->fix_pre = s->lib && *s->lib &&
@@ -298,11 +312,11 @@ static size_t env_size(const struct scan *s)
 
 	if (s->fix_pre)
 		need += sizeof(PRELOAD) + 1 +
-			(s->pre ? strlen(s->pre) + 1 : 0) +
-			(s->whole ? strlen(s->whole) : strlen(s->lib));
+			(s->pre ? fe_slen(s->pre) + 1 : 0) +
+			(s->whole ? fe_slen(s->whole) : fe_slen(s->lib));
 	for (int i = 0; i < N_RESTORED; i++)
 		if (s->value[i])
-			need += strlen(restored[i]) + 2 + strlen(s->value[i]);
+			need += fe_slen(restored[i]) + 2 + fe_slen(s->value[i]);
 	return (s->n + EXTRA) * sizeof(char *) + need;
 }
 
@@ -311,7 +325,6 @@ static size_t env_size(const struct scan *s)
  * of every LD_PRELOAD entry, then what was missing, then the ids. */
 static void env_fill(char **env, struct scan *s, char *const envp[])
 {
-	const size_t plen = sizeof(PRELOAD) - 1;
 	char *p = (char *)(env + s->n + EXTRA);
 	bool pre_done = false;
 	size_t k = 0;
@@ -320,10 +333,10 @@ static void env_fill(char **env, struct scan *s, char *const envp[])
 		bool drop = false;
 
 		for (int i = 0; i < N_IDS; i++)
-			drop |= is_var(*e, ids[i], strlen(ids[i]));
+			drop |= is_var(*e, ids[i]);
 		if (drop)
 			continue;
-		if (s->fix_pre && is_var(*e, PRELOAD, plen)) {
+		if (s->fix_pre && is_var(*e, PRELOAD)) {
 			if (!pre_done)
 				env[k++] = put(&p, PRELOAD, s->pre, s->lib);
 			pre_done = true;
@@ -351,36 +364,48 @@ static void env_fill(char **env, struct scan *s, char *const envp[])
  * Everything else keeps its order.  An envp that has all this already is
  * passed as it is.  May run in a vfork child.
  */
-static int call_repaired(const struct call *c, char *const envp[])
+/* The repaired environment on the stack, and the real call.  A frame of
+ * its own, entered after sec_step() has returned: in a fork child each
+ * page of stack touched is a page fault, and the two need not be on the
+ * stack at once.  Filling memory is all it does before the call, so that
+ * the order is not to be seen. */
+static __attribute__((noinline)) int call_small(const struct call *c,
+						 struct scan *s,
+						 char *const envp[])
 {
-	struct scan s;
 	union {
 		char *ptr[STACK_ENV / sizeof(char *)];
 		char bytes[STACK_ENV];
 	} small;
-	void *mem = NULL;
-	char **env;
+
+	env_fill(small.ptr, s, envp);
+	return real_step(c, small.ptr);
+}
+
+static int call_repaired(const struct call *c, char *const envp[])
+{
+	struct scan s;
+	void *mem;
 	size_t size;
 
 	scan_env(&s, envp);
 	if (env_intact(&s))
 		return call_real(c, envp);
 	size = env_size(&s);
-	if (size <= sizeof(small)) {
-		env = small.ptr;
-	} else {
-		mem = mmap(NULL, size, PROT_READ | PROT_WRITE,
-			   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-		if (mem == MAP_FAILED) {
-			if (c->how == SPAWN || c->how == SPAWNP)
-				return ENOMEM;
-			errno = ENOMEM;
-			return -1;
-		}
-		env = mem;
+	if (size <= STACK_ENV) {
+		sec_step(c);
+		return call_small(c, &s, envp);
 	}
-	env_fill(env, &s, envp);
-	return call_freeing(c, env, mem, size);
+	mem = mmap(NULL, size, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (mem == MAP_FAILED) {
+		if (c->how == SPAWN || c->how == SPAWNP)
+			return ENOMEM;
+		errno = ENOMEM;
+		return -1;
+	}
+	env_fill(mem, &s, envp);
+	return call_freeing(c, mem, mem, size);
 }
 
 /* A disabled process (FAKEENV_DISABLED) repairs too: its child may
@@ -490,12 +515,19 @@ static void fill_args(char **argv, size_t argc, const char *arg, va_list *ap)
 }
 
 
+/* The execl forms' lists up to this many entries (the NULL included) are
+ * built on the stack, longer ones in a mapping: STACK_ARGS would put 2 KB
+ * more of stack under every execl of a fork child, where each page of
+ * stack touched is a page fault; a list written out in the source is
+ * short. */
+#define STACK_LIST 32
+
 /* Run the list that follows arg in *ap, then (with_env) the envp after
  * its NULL; environ otherwise. */
 static int run_list(enum how how, const char *path, const char *arg,
 		    va_list *ap, bool with_env)
 {
-	char *small[STACK_ARGS], **argv = small;
+	char *small[STACK_LIST], **argv = small;
 	char *const *envp = environ;
 	size_t argc, size = 0;
 	va_list count;
@@ -508,7 +540,7 @@ static int run_list(enum how how, const char *path, const char *arg,
 		errno = E2BIG;
 		return -1;
 	}
-	if (argc + 1 > STACK_ARGS) {
+	if (argc + 1 > STACK_LIST) {
 		size = (argc + 1) * sizeof(char *);
 		argv = mmap(NULL, size, PROT_READ | PROT_WRITE,
 			    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);

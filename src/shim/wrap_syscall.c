@@ -39,15 +39,64 @@ static long raw(long nr, const long *a)
 	return f(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
 }
 
+/* The kernel's answer to nr with a[]: the result or -errno, errno
+ * untouched.  Inline where we know the instruction: the shim's own calls
+ * then need no dlsym of libc's syscall(), which cost every process in a
+ * session a lookup at load (the seccomp probe) and every fork child its
+ * page faults on libc's syscall().  Elsewhere libc's syscall(). */
+static long kernel(long nr, const long *a)
+{
+#if defined(__x86_64__)
+	register long r10 __asm__("r10") = a[3];
+	register long r8 __asm__("r8") = a[4];
+	register long r9 __asm__("r9") = a[5];
+	long ret;
+
+	__asm__ volatile("syscall"
+			 : "=a"(ret)
+			 : "a"(nr), "D"(a[0]), "S"(a[1]), "d"(a[2]), "r"(r10),
+			   "r"(r8), "r"(r9)
+			 : "rcx", "r11", "memory");
+	return ret;
+#elif defined(__aarch64__)
+	register long x8 __asm__("x8") = nr;
+	register long x0 __asm__("x0") = a[0];
+	register long x1 __asm__("x1") = a[1];
+	register long x2 __asm__("x2") = a[2];
+	register long x3 __asm__("x3") = a[3];
+	register long x4 __asm__("x4") = a[4];
+	register long x5 __asm__("x5") = a[5];
+
+	__asm__ volatile("svc 0"
+			 : "+r"(x0)
+			 : "r"(x8), "r"(x1), "r"(x2), "r"(x3), "r"(x4), "r"(x5)
+			 : "memory");
+	return x0;
+#else
+	int saved = errno;
+	long r = raw(nr, a);
+
+	r = r < 0 ? -errno : r;
+	errno = saved;
+	return r;
+#endif
+}
+
+/* libc's syscall() conventions: -1 and errno on failure. */
 long fe_syscall(long nr, ...)
 {
 	va_list ap;
-	long a[6];
+	long a[6], r;
 
 	va_start(ap, nr);
 	ARGS6(ap, a);
 	va_end(ap);
-	return raw(nr, a);
+	r = kernel(nr, a);
+	if (r < 0 && r > -4096) {
+		errno = (int)-r;
+		return -1;
+	}
+	return r;
 }
 
 /* mknod(2)'s dev argument is a 32-bit "new" encoding (the kernel's
