@@ -236,11 +236,30 @@ static uint64_t put_locked(struct fe_ring *r, struct fe_req *req,
 	return head;
 }
 
+/* Tries at the ring's lock: another thread holds it for the few hundred
+ * instructions of a write, unless it was preempted there; then we send
+ * by the socket rather than wait for it. */
+#define LOCK_TRIES 64
+
+static bool take_lock(struct fe_ring *r)
+{
+	for (int i = 0; i < LOCK_TRIES; i++) {
+		uint32_t unlocked = 0;
+
+		if (__atomic_load_n(&r->lock, __ATOMIC_RELAXED) == 0 &&
+		    __atomic_compare_exchange_n(&r->lock, &unlocked, 1, false,
+						__ATOMIC_ACQUIRE,
+						__ATOMIC_RELAXED))
+			return true;
+		fe_map_relax();
+	}
+	return false;
+}
+
 int fe_ring_put(struct fe_req *req, const char *tail, size_t len,
 		uint32_t *pend, uint32_t *c)
 {
 	struct fe_ring *r = atomic_load_explicit(&ring, memory_order_acquire);
-	uint32_t unlocked = 0;
 	uint64_t end;
 	int res;
 
@@ -248,8 +267,7 @@ int fe_ring_put(struct fe_req *req, const char *tail, size_t len,
 		return 1;
 	writing = 1;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	if (!__atomic_compare_exchange_n(&r->lock, &unlocked, 1, false,
-					 __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
+	if (!take_lock(r)) {
 		writing = 0;
 		return 1;
 	}
