@@ -76,6 +76,11 @@ void fe_conn_touch(struct fe_loop *lp, struct conn *c)
  * returned, so it waits on the dead list for fe_conn_free_dead(). */
 void fe_conn_close(struct fe_loop *lp, struct conn *c)
 {
+	/* Once: taking the rest of its ring may meet a bad entry, which
+	 * closes it again. */
+	if (c->closed)
+		return;
+	c->closed = true;
 	fe_ring_close(lp, c);
 	if (c->sess.attached) {
 		fe_log("daemon: launcher (pid %d) left without detaching: "
@@ -92,7 +97,6 @@ void fe_conn_close(struct fe_loop *lp, struct conn *c)
 	unlink_conn(lp, c);
 	if (c->evicting)
 		lp->evicting--;
-	c->closed = true;
 	c->next = lp->dead;
 	lp->dead = c;
 	lp->srv.clients--;

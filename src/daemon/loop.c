@@ -144,6 +144,8 @@ static void drain_conn(struct fe_loop *lp, struct conn *c)
 		if (!req_ok(lp, c, lp->dbuf.bytes, n))
 			return;
 		(void)serve_msg(lp, c, &lp->dbuf.req, lp->dbuf.bytes);
+		if (c->closed)
+			return; /* a bad entry of its ring */
 	}
 }
 
@@ -185,7 +187,6 @@ static bool serve(struct fe_loop *lp, struct conn *c, const struct fe_req *req,
 		.conn = c,
 	};
 	bool oneway = req->flags & FE_F_ONEWAY;
-
 	bool ok;
 
 	if (!oneway && (fe_op_kind(req->op) & FE_OPK_DRAIN))

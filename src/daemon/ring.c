@@ -100,12 +100,10 @@ void fe_ring_close(struct fe_loop *lp, struct conn *c)
 	 * look for an entry published as we set it.  A writer that saw
 	 * CLOSING waits for CLOSED, then learns from tail whether its
 	 * entry was taken. */
-	if (!c->ring_bad)
-		fe_loop_take_ring(lp, c);
+	(void)fe_loop_take_ring(lp, c);
 	__atomic_store_n(&r->closed, FE_RING_CLOSING, __ATOMIC_SEQ_CST);
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
-	if (!c->ring_bad && c->ring)
-		fe_loop_take_ring(lp, c);
+	(void)fe_loop_take_ring(lp, c);
 	__atomic_store_n(&r->closed, FE_RING_CLOSED, __ATOMIC_RELEASE);
 	unlink_ring(lp, c);
 	c->ring = NULL;

@@ -36,7 +36,7 @@ daemon serving"
 # alone and changes nothing.
 check_eq "a ring's entries are taken, round and round" \
 	"$(as_user "$H/ringpeer" "$S" good 5000)" "records 5001"
-for kind in badframe badlen badhead badwrap notoneway badversion; do
+for kind in badframe badlen badhead badwrap notoneway badversion badclose; do
 	check_eq "a ring entry ($kind): closed" \
 		"$(as_user "$H/ringpeer" "$S" "$kind")" "closed"
 done

@@ -14,7 +14,10 @@
  *                            ring), badhead (head beyond the ring's
  *                            size), badwrap (a WRAP at 0), notoneway (a
  *                            CHOWN without FE_F_ONEWAY), badversion (a
- *                            request the socket would refuse too)
+ *                            request the socket would refuse too),
+ *                            badclose (a bad frame, then the connection
+ *                            closed at once: the daemon meets it as it
+ *                            takes the rest of the ring at the close)
  * A daemon that gives no ring prints "ERR <errno name>".
  */
 #include "helper.h"
@@ -144,7 +147,7 @@ static int bad(int fd, struct fe_ring *r, const char *kind)
 	struct fe_rep rep;
 	uint64_t head = 0;
 
-	if (!strcmp(kind, "badframe")) {
+	if (!strcmp(kind, "badframe") || !strcmp(kind, "badclose")) {
 		memcpy(r->data, &f, sizeof(f));
 		head = fe_ring_span(f.len);
 	} else if (!strcmp(kind, "badlen")) {
@@ -167,6 +170,12 @@ static int bad(int fd, struct fe_ring *r, const char *kind)
 		return 2;
 	}
 	publish(r, head);
+	if (!strcmp(kind, "badclose")) {
+		/* The daemon meets it as it closes the connection. */
+		close(fd);
+		printf("closed\n");
+		return 0;
+	}
 	printf("%s\n", wake_stats(fd, &rep));
 	return 0;
 }
