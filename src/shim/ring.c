@@ -81,12 +81,15 @@ static int install(const int *fds, int n)
 
 void fe_ring_sent(void)
 {
-	int saved = errno;
+	int saved = errno, r;
 
 	if (atomic_fetch_add(&sent, 1) + 1 != RING_AFTER ||
 	    atomic_load(&ring_off) || atomic_load(&ring))
 		return;
-	if (fe_conn_fds(FE_OP_RING, install) < 0)
+	/* -ESRCH: a vfork child, in its parent's memory; the parent may
+	 * still ask. */
+	r = fe_conn_fds(FE_OP_RING, install);
+	if (r < 0 && r != -ESRCH)
 		atomic_store(&ring_off, 1);
 	errno = saved;
 }
