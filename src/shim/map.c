@@ -240,6 +240,11 @@ uint32_t *fe_map_pend(void)
 	return pend;
 }
 
+uint32_t *fe_map_pend_mapped(void)
+{
+	return atomic_load_explicit(&mpend, memory_order_acquire);
+}
+
 uint32_t *fe_map_pend_raise(uint64_t dev, uint64_t ino)
 {
 	uint32_t *pend = fe_map_pend(), *c, zero = 0;

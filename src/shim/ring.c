@@ -33,6 +33,10 @@
 #define CLOSE_WAIT_TRIES 1000
 
 static _Atomic(struct fe_ring *) ring; /* ours, or NULL */
+/* The pending counters of the daemon that made it: a change whose
+ * counter is another daemon's (one that died, a restart since) must not
+ * go into this ring. */
+static _Atomic(uint32_t *) ring_pend;
 static atomic_uint sent;        /* one-way changes sent by the socket */
 static atomic_int ring_off;     /* RING was refused: no ring, for good */
 static atomic_int resync;       /* the next change waits for its reply */
@@ -75,6 +79,7 @@ static int install(const int *fds, int n)
 		munmap(r, RING_BYTES);
 		return -EINVAL;
 	}
+	atomic_store(&ring_pend, fe_map_pend_mapped());
 	atomic_store_explicit(&ring, r, memory_order_release);
 	return 0;
 }
@@ -266,7 +271,9 @@ int fe_ring_put(struct fe_req *req, const char *tail, size_t len,
 	uint64_t end;
 	int res;
 
-	if (!r || writing || !fe_conn_owned() || !fe_ring_daemon_awake(pend))
+	if (!r || writing || !fe_conn_owned() ||
+	    pend != atomic_load_explicit(&ring_pend, memory_order_relaxed) ||
+	    !fe_ring_daemon_awake(pend))
 		return 1;
 	writing = 1;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);

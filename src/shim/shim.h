@@ -372,6 +372,10 @@ uint32_t *fe_map_pend_raise(uint64_t dev, uint64_t ino);
  * NULL when this process has none.  Async-signal-safe once mapped. */
 uint32_t *fe_map_pend(void);
 
+/* The same without mapping them: NULL when they are not mapped yet (or
+ * were forgotten with their daemon). */
+uint32_t *fe_map_pend_mapped(void);
+
 /* Lower it again: the change raised for was never sent. */
 void fe_map_pend_undo(uint32_t *c);
 
