@@ -170,10 +170,12 @@ rm -rf "$W"/*
 # on (setsid: out of CMD's group, which the daemon kills), then that
 # program's next trapped call must fail at once (ENOSYS); it reports on an
 # fd opened while the supervisor lived, since opening one is trapped too.
-# CMD's parent is the launcher.
-as_user sh -c '"$1" -- sh -c "setsid $2 sh -c \"exec 3>$3/after; $2 touch $3/x; sleep 2; $2 chown 1:1 $3/x 2>&3; echo rc \\\$? >&3\" & echo \$PPID >$3/launcher; sleep 30"' \
+# CMD's parent is the launcher.  The kill waits for that fd ("ready"):
+# before it, the program's own open would meet the dead supervisor (an
+# ASan build under load lost that race).
+as_user sh -c '"$1" -- sh -c "setsid $2 sh -c \"exec 3>$3/after; $2 touch $3/x; echo ready >&3; sleep 3; $2 chown 1:1 $3/x 2>&3; echo rc \\\$? >&3\" & echo \$PPID >$3/launcher; sleep 30"' \
 	sh "$FE" "$BB" "$W" >/dev/null 2>&1 &
-for _ in $(seq 50); do [ -s "$W/launcher" ] && break; sleep 0.1; done
+for _ in $(seq 100); do [ -s "$W/launcher" ] && grep -q "^ready" "$W/after" 2>/dev/null && break; sleep 0.1; done
 kill -9 "$(cat "$W/launcher")" 2>/dev/null
 for _ in $(seq 100); do grep -q "^rc" "$W/after" 2>/dev/null && break; sleep 0.1; done
 check_match "a static program left after the supervisor died: its chown fails (ENOSYS), nothing hangs" \
