@@ -155,7 +155,7 @@ static int sock_open_once(int *fd, struct stat *st)
 	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur > 64) {
 		rlim_t floor = rl.rlim_cur > 1024 ? 1000 : rl.rlim_cur - rl.rlim_cur / 10;
 
-		hi = fcntl(s, F_DUPFD_CLOEXEC, (int)floor);
+		hi = (int)fe_syscall(SYS_fcntl, s, F_DUPFD_CLOEXEC, (int)floor);
 		if (hi >= 0) {
 			close(s);
 			s = hi;

@@ -58,7 +58,7 @@ static void *map_fd_as(int fd, size_t min, size_t *size, bool rw)
 		return NULL;
 	/* Without these seals the file could shrink under the mapping and
 	 * a stat would die of SIGBUS. */
-	seals = fcntl(fd, F_GET_SEALS);
+	seals = (int)fe_syscall(SYS_fcntl, fd, F_GET_SEALS);
 	if (seals < 0 || !(seals & F_SEAL_SHRINK))
 		return NULL;
 	p = mmap(NULL, (size_t)st.st_size,
@@ -195,8 +195,9 @@ static bool pend_settled(uint32_t *pend, const uint32_t *c)
 	return false;
 }
 
-int fe_map_view(uint64_t dev, uint64_t ino, uint32_t btag, uint32_t real_mode,
-		uint32_t real_uid, uint32_t real_gid, struct fe_view *v)
+static int view(uint64_t dev, uint64_t ino, uint32_t btag, uint32_t real_mode,
+		uint32_t real_uid, uint32_t real_gid, bool wait,
+		struct fe_view *v)
 {
 	const struct fe_map_root *root;
 	struct fe_slot rec;
@@ -214,7 +215,9 @@ int fe_map_view(uint64_t dev, uint64_t ino, uint32_t btag, uint32_t real_mode,
 		/* A change to this bucket is on its way to the table: the
 		 * daemon answers once it is in (fakeenv/map.h). */
 		pend = atomic_load_explicit(&mpend, memory_order_acquire);
-		if (pend && !pend_settled(pend, fe_pend_at(pend, dev, ino)))
+		if (pend && !(wait ? pend_settled(pend, fe_pend_at(pend, dev, ino))
+				   : !__atomic_load_n(fe_pend_at(pend, dev, ino),
+						      __ATOMIC_ACQUIRE)))
 			return -1;
 		r = fe_map_lookup(root, resolve, NULL, dev, ino, &rec);
 	}
@@ -226,6 +229,18 @@ int fe_map_view(uint64_t dev, uint64_t ino, uint32_t btag, uint32_t real_mode,
 	fe_rec_view(r ? &rec : NULL, real_mode, real_uid, real_gid,
 		    (root->flags & FE_MAP_UNKNOWN_REAL) != 0, v);
 	return r;
+}
+
+int fe_map_view(uint64_t dev, uint64_t ino, uint32_t btag, uint32_t real_mode,
+		uint32_t real_uid, uint32_t real_gid, struct fe_view *v)
+{
+	return view(dev, ino, btag, real_mode, real_uid, real_gid, true, v);
+}
+
+int fe_map_view_now(const struct stat *st, uint32_t btag, struct fe_view *v)
+{
+	return view(st->st_dev, st->st_ino, btag, st->st_mode, st->st_uid,
+		    st->st_gid, false, v);
 }
 
 uint32_t *fe_map_pend(void)

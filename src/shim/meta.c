@@ -189,6 +189,17 @@ int fe_stat_target(int dirfd, const char *path, int flags, struct stat *st,
 	int saved = errno, fd, r;
 
 	*followed = false;
+	if (!path[0] && (flags & AT_EMPTY_PATH)) {
+		uint32_t tok;
+
+		if (fe_fd_stat_cached(dirfd, st, btag))
+			return 0;
+		tok = fe_fd_token(dirfd);
+		r = fe_sys_statat(dirfd, path, flags, st, btag);
+		if (r == 0)
+			fe_fd_stat_keep(dirfd, tok, st, *btag);
+		return r;
+	}
 	if (!path[0])
 		return fe_sys_statat(dirfd, path, flags, st, btag);
 	r = fe_sys_statat(dirfd, path, flags | AT_SYMLINK_NOFOLLOW, st, btag);
@@ -208,8 +219,8 @@ int fe_stat_target(int dirfd, const char *path, int flags, struct stat *st,
 	return r;
 }
 
-static const char *fd_hint(int fd, const struct stat *st, char *buf,
-			   size_t size);
+static const char *fd_hint(int fd, uint32_t tok, const struct stat *st,
+			   char *buf, size_t size);
 
 const char *fe_target_hint(int dirfd, const char *path, bool followed,
 			   const struct stat *st, char *buf, size_t size)
@@ -218,7 +229,7 @@ const char *fe_target_hint(int dirfd, const char *path, bool followed,
 	int saved = errno, fd;
 
 	if (!path[0])
-		return fd_hint(dirfd, st, buf, size);
+		return fd_hint(dirfd, fe_fd_token(dirfd), st, buf, size);
 	if (!followed)
 		return fe_abspath(dirfd, path, buf, size);
 	fd = (int)syscall(SYS_openat, dirfd, path, O_PATH | O_CLOEXEC);
@@ -460,77 +471,158 @@ const char *fe_fdpath(int fd, char *buf, size_t size)
 }
 
 /*
- * The path of an fd, as fe_fdpath() gives it, remembered per thread for
- * the next call with the same fd on the same file: a tree walker (fts:
- * chown -R, tar x) names every entry relative to one directory fd, and
- * tar x chowns and chmods each file through the fd it created it by; a
- * readlink of /proc/self/fd costs more than the fstat that tells the same
- * file is still behind the fd, and the caller often has that stat
- * already.  Two entries: a directory's, and a file's.  A file renamed
- * meanwhile leaves a stale hint, as a rename racing the readlink would.
+ * What this thread learnt last of an fd: its path, as fe_fdpath() gives
+ * it, and the statx of its file.  A tree walker (fts: chown -R, tar x)
+ * names every entry relative to one directory fd, and tar x chowns and
+ * chmods each file through the fd it created it by: a readlink of
+ * /proc/self/fd costs more than a stat, and a stat as much as the chown
+ * we fake.  An fd the program opened through us is checked by its token
+ * (fdlife.c), no system call; any other by an fstat that must show the
+ * same inode.  Two path entries, a directory's and a file's, and one
+ * stat entry.  A file renamed meanwhile leaves a stale path, as a rename
+ * racing the readlink would.
+ *
+ * A signal handler may use them between two of our stores: an entry is
+ * emptied (fd -1) before it is written and given its fd last, and a
+ * reader checks fd and token again after its copy.
  */
 #define FDPATH_MAX 512
 
 struct fdpath {
-	int fd;         /* -1: empty */
+	int fd;       /* -1: empty */
+	uint32_t tok; /* fe_fd_token(fd) when kept, 0: none */
 	dev_t dev;
 	ino_t ino;
 	size_t len;
 	char path[FDPATH_MAX];
 };
 
+struct fdstat {
+	int fd; /* -1: empty */
+	uint32_t tok;
+	uint32_t btag;
+	struct stat st;
+};
+
 static _Thread_local struct fdpath dircache = { .fd = -1 };
 static _Thread_local struct fdpath filecache = { .fd = -1 };
+static _Thread_local struct fdstat statcache = { .fd = -1 };
 
-static const char *cached(const struct fdpath *c, int fd,
+#define FENCE() __atomic_signal_fence(__ATOMIC_SEQ_CST)
+
+/* c's path, if c is fd's and fd is still the open file c was kept for:
+ * its token unchanged (tok, read by the caller), or else st's inode. */
+static const char *cached(const struct fdpath *c, int fd, uint32_t tok,
 			  const struct stat *st, char *buf, size_t size)
 {
-	if (c->fd != fd || c->dev != st->st_dev || c->ino != st->st_ino ||
-	    c->len >= size)
+	size_t len = c->len;
+
+	if (c->fd != fd || len >= size)
 		return NULL;
-	return memcpy(buf, c->path, c->len + 1);
+	if (!(tok && c->tok == tok) &&
+	    (!st || c->dev != st->st_dev || c->ino != st->st_ino))
+		return NULL;
+	FENCE();
+	memcpy(buf, c->path, len);
+	buf[len] = '\0';
+	FENCE();
+	return c->fd == fd && c->len == len ? buf : NULL;
 }
 
-static void keep(struct fdpath *c, int fd, const struct stat *st,
-		 const char *path)
+static void keep(struct fdpath *c, int fd, uint32_t tok,
+		 const struct stat *st, const char *path)
 {
 	size_t n = strlen(path);
 
 	if (n >= FDPATH_MAX)
 		return;
+	c->fd = -1;
+	FENCE();
 	memcpy(c->path, path, n + 1);
 	c->len = n;
-	c->fd = fd;
+	c->tok = tok;
 	c->dev = st->st_dev;
 	c->ino = st->st_ino;
+	FENCE();
+	c->fd = fd;
 }
 
-void fe_fd_hint_keep(int fd, const struct stat *st, const char *hint)
+void fe_fd_hint_keep(int fd, uint32_t tok, const struct stat *st,
+		     const char *hint)
 {
 	if (fd >= 0 && hint)
-		keep(S_ISDIR(st->st_mode) ? &dircache : &filecache, fd, st,
-		     hint);
+		keep(S_ISDIR(st->st_mode) ? &dircache : &filecache, fd, tok,
+		     st, hint);
 }
 
-/* fd's path, for a file st that the caller found behind it. */
-static const char *fd_hint(int fd, const struct stat *st, char *buf,
-			   size_t size)
+/* fd's path, for a file st that the caller found behind it (tok: fd's
+ * token read before that stat). */
+static const char *fd_hint(int fd, uint32_t tok, const struct stat *st,
+			   char *buf, size_t size)
 {
 	const char *p = cached(S_ISDIR(st->st_mode) ? &dircache : &filecache,
-			       fd, st, buf, size);
+			       fd, tok, st, buf, size);
 
 	if (!p && (p = fe_fdpath(fd, buf, size)))
-		fe_fd_hint_keep(fd, st, p);
+		fe_fd_hint_keep(fd, tok, st, p);
 	return p;
+}
+
+/* fd's path by its token alone, or NULL. */
+static const char *token_hint(int fd, uint32_t tok, char *buf, size_t size)
+{
+	const char *p;
+
+	if (!tok)
+		return NULL;
+	p = cached(&dircache, fd, tok, NULL, buf, size);
+	return p ? p : cached(&filecache, fd, tok, NULL, buf, size);
 }
 
 static const char *dirfd_path(int dirfd, char *buf, size_t size)
 {
+	uint32_t tok = fe_fd_token(dirfd);
+	const char *p = token_hint(dirfd, tok, buf, size);
 	struct stat st;
 
+	if (p)
+		return p;
 	if (fe_sys_fstat(dirfd, &st) < 0)
 		return NULL;
-	return fd_hint(dirfd, &st, buf, size);
+	return fd_hint(dirfd, tok, &st, buf, size);
+}
+
+bool fe_fd_stat_cached(int fd, struct stat *st, uint32_t *btag)
+{
+	uint32_t tok = fe_fd_token(fd);
+
+	if (!tok || statcache.fd != fd || statcache.tok != tok)
+		return false;
+	FENCE();
+	*st = statcache.st;
+	*btag = statcache.btag;
+	FENCE();
+	return statcache.fd == fd && statcache.tok == tok;
+}
+
+void fe_fd_stat_keep(int fd, uint32_t tok, const struct stat *st,
+		     uint32_t btag)
+{
+	if (!tok)
+		return;
+	statcache.fd = -1;
+	FENCE();
+	statcache.tok = tok;
+	statcache.st = *st;
+	statcache.btag = btag;
+	FENCE();
+	statcache.fd = fd;
+}
+
+void fe_fd_stat_mode(dev_t dev, ino_t ino, mode_t mode)
+{
+	if (statcache.st.st_dev == dev && statcache.st.st_ino == ino)
+		statcache.st.st_mode = mode;
 }
 
 const char *fe_abspath(int dirfd, const char *path, char *buf, size_t size)
@@ -559,6 +651,17 @@ const char *fe_abspath(int dirfd, const char *path, char *buf, size_t size)
 	return join(buf, size, strlen(buf), path);
 }
 
+/* fe_abspath() where it costs no system call, but once per directory fd
+ * with a token (whose path is then kept): an absolute path, or one
+ * relative to such an fd; else NULL. */
+static const char *cheap_abspath(int dirfd, const char *path, char *buf,
+				 size_t size)
+{
+	if (path[0] != '/' && (dirfd == AT_FDCWD || !fe_fd_token(dirfd)))
+		return NULL;
+	return fe_abspath(dirfd, path, buf, size);
+}
+
 int fe_created(int dirfd, const char *path, int fd, int stat_flags,
 	       mode_t setid)
 {
@@ -568,7 +671,7 @@ int fe_created(int dirfd, const char *path, int fd, int stat_flags,
 	struct fe_view v;
 	struct stat st;
 	mode_t need, want, real;
-	uint32_t btag;
+	uint32_t btag, tok = fe_fd_token(fd);
 	int r, err;
 
 	r = fd >= 0 ? fe_sys_statat(fd, "", AT_EMPTY_PATH, &st, &btag) :
@@ -601,15 +704,27 @@ int fe_created(int dirfd, const char *path, int fd, int stat_flags,
 		req.flags |= FE_F_MODE;
 		req.mode = want;
 	}
+	if (fd >= 0) {
+		struct stat now = st;
+
+		/* For the fchown and fchmod that follow (tar x). */
+		now.st_mode = req.real_mode;
+		fe_fd_stat_keep(fd, tok, &now, btag);
+	}
 	/* No record at this inode and none needed: CREATE would change
 	 * nothing (a record left by a dead file shows in the mapping, and
 	 * then CREATE goes and clears it). */
-	if (!(req.flags & FE_F_MODE) && fe_map_view_st(&st, btag, &v) == 0 &&
-	    v.uid == req.uid && v.gid == req.gid)
+	if (!(req.flags & FE_F_MODE) && fe_map_view_now(&st, btag, &v) == 0 &&
+	    v.uid == req.uid && v.gid == req.gid) {
+		if (fd >= 0 && path)
+			fe_fd_hint_keep(fd, tok, &st,
+					cheap_abspath(dirfd, path, pbuf,
+						      sizeof(pbuf)));
 		return 0;
-	hint = fd >= 0 && !path ? fd_hint(fd, &st, pbuf, sizeof(pbuf)) :
+	}
+	hint = fd >= 0 && !path ? fd_hint(fd, tok, &st, pbuf, sizeof(pbuf)) :
 				  fe_abspath(dirfd, path, pbuf, sizeof(pbuf));
-	fe_fd_hint_keep(fd, &st, hint);
+	fe_fd_hint_keep(fd, tok, &st, hint);
 	r = fe_change_hint(&req, hint, &err);
 	return r < 0 ? r : err;
 }

@@ -23,6 +23,7 @@
 #include <sys/types.h>
 #include <sys/uio.h>
 #include <unistd.h>
+#include <utmp.h> /* login_tty in wrap.def */
 
 #include "fakeenv/map.h"
 #include "fakeenv/proto.h"
@@ -79,6 +80,14 @@
  */
 long fe_syscall(long nr, ...);
 #define syscall fe_syscall
+
+/* close() is a wrapper too (fdlife.c): the shim closes its own fds by the
+ * system call, which neither imports a wrapped name nor comes back. */
+static inline int fe_close(int fd)
+{
+	return (int)fe_syscall(SYS_close, fd);
+}
+#define close(fd) fe_close(fd)
 
 /* Call the next definition of name, or fail with ENOSYS when the libc we
  * run on does not have it (statx before glibc 2.28, ...). */
@@ -240,6 +249,25 @@ const char *fe_socket_path(void);
  * or NULL. */
 const char *fe_env_initial(const char *name);
 
+/* --- fd lifetimes (fdlife.c) --- */
+
+/* The token of fd: non-zero while fd is what the program opened through
+ * one of our open wrappers, 0 once it closed it through us, and for any
+ * fd the wrappers did not see open.  Two equal non-zero tokens read at
+ * two times mean the same open file in between.  Async-signal-safe. */
+uint32_t fe_fd_token(int fd);
+
+/* The program opened fd through us (fd < 0: nothing); returns fd. */
+int fe_fd_opened(int fd);
+
+/* The same for the fd under a stream (fp may be NULL); returns fp. */
+FILE *fe_fd_stream_opened(FILE *fp);
+void fe_fd_stream_closed(FILE *fp);
+
+/* The program closed fd, or every fd, through us. */
+void fe_fd_closed(int fd);
+void fe_fd_closed_all(void);
+
 /* --- connection to the daemon (conn.c) --- */
 
 /* One round trip: send req (version filled in) and tail (a NUL-terminated
@@ -357,6 +385,12 @@ bool fe_ring_daemon_awake(uint32_t *pend);
  */
 int fe_map_view(uint64_t dev, uint64_t ino, uint32_t btag, uint32_t real_mode,
 		uint32_t real_uid, uint32_t real_gid, struct fe_view *v);
+
+/* The same for st, but -1 at once where a change to its bucket is still
+ * on its way to the table, instead of waiting for it: for a change that
+ * would rather be sent, maybe for nothing, than wait to know (this
+ * process's own chmod right after its chown). */
+int fe_map_view_now(const struct stat *st, uint32_t btag, struct fe_view *v);
 
 /*
  * One-way changes (fakeenv/map.h): raise the pending counter of (dev,
@@ -512,8 +546,22 @@ const char *fe_target_hint(int dirfd, const char *path, bool followed,
 
 /* Remember hint as the path of fd, whose file is st, for this thread's
  * next fe_target_hint() of that fd (a creation's fd, which fchown and
- * fchmod follow: tar x). */
-void fe_fd_hint_keep(int fd, const struct stat *st, const char *hint);
+ * fchmod follow: tar x).  tok: fd's token (fe_fd_token()) read before st
+ * was. */
+void fe_fd_hint_keep(int fd, uint32_t tok, const struct stat *st,
+		     const char *hint);
+
+/* The stat this thread kept for fd (fe_fd_stat_keep()), if fd's token
+ * says it is still that file's: *st and *btag, true.  The real mode is
+ * what it was when kept, but for this thread's chmods since
+ * (fe_fd_stat_mode()). */
+bool fe_fd_stat_cached(int fd, struct stat *st, uint32_t *btag);
+void fe_fd_stat_keep(int fd, uint32_t tok, const struct stat *st,
+		     uint32_t btag);
+
+/* A chmod of ours gave the real inode dev:ino this mode (type bits
+ * included): the kept stat follows. */
+void fe_fd_stat_mode(dev_t dev, ino_t ino, mode_t mode);
 
 /* lstat/stat of dirfd+path without passing through our wrappers, and
  * without a birth time (the shim's own fds: sockets, memfds); flags as

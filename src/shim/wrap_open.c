@@ -22,7 +22,7 @@ int fe_open_new(fe_open_try_fn *try, const void *ctx,
 
 	if ((flags & O_TMPFILE) == O_TMPFILE || (flags & O_EXCL) ||
 	    (flags & O_DIRECTORY)) {
-		fd = try(ctx, flags, mode);
+		fd = fe_fd_opened(try(ctx, flags, mode));
 		if (fd >= 0 && (flags & O_TMPFILE) == O_TMPFILE)
 			(void)fe_created(-1, NULL, fd, 0, 0);
 		else if (fd >= 0 && (flags & O_EXCL))
@@ -31,10 +31,11 @@ int fe_open_new(fe_open_try_fn *try, const void *ctx,
 	}
 	for (int attempt = 0; attempt < 2; attempt++) {
 		/* Mode 0: openat2 refuses a mode without O_CREAT. */
-		fd = try(ctx, flags & ~(unsigned long long)O_CREAT, 0);
+		fd = fe_fd_opened(
+			try(ctx, flags & ~(unsigned long long)O_CREAT, 0));
 		if (fd != -ENOENT)
 			goto out;
-		fd = try(ctx, flags | O_EXCL, mode);
+		fd = fe_fd_opened(try(ctx, flags | O_EXCL, mode));
 		if (fd >= 0)
 			(void)fe_created(dirfd, path, fd, 0, 0);
 		/* EEXIST: another process made it in between, or path is a
@@ -44,7 +45,7 @@ int fe_open_new(fe_open_try_fn *try, const void *ctx,
 	}
 	/* Still there and still not openable without O_CREAT: a dangling
 	 * symlink whose target this open creates. */
-	fd = try(ctx, flags, mode);
+	fd = fe_fd_opened(try(ctx, flags, mode));
 	if (fd >= 0)
 		(void)fe_created(-1, NULL, fd, 0, 0);
 out:
@@ -97,7 +98,7 @@ int open(const char *path, int flags, ...)
 
 	OPEN_MODE(flags, mode);
 	if (!fe_open_creates(flags) || !fe_faking_at(AT_FDCWD, path))
-		return REAL(open, path, flags, mode);
+		return fe_fd_opened(REAL(open, path, flags, mode));
 	return fe_ret(open_core(real_openat(), AT_FDCWD, path, flags, mode),
 		      errno);
 }
@@ -108,7 +109,7 @@ int open64(const char *path, int flags, ...)
 
 	OPEN_MODE(flags, mode);
 	if (!fe_open_creates(flags) || !fe_faking_at(AT_FDCWD, path))
-		return REAL(open64, path, flags, mode);
+		return fe_fd_opened(REAL(open64, path, flags, mode));
 	return fe_ret(open_core(real_openat64(), AT_FDCWD, path, flags, mode),
 		      errno);
 }
@@ -119,7 +120,7 @@ int openat(int dirfd, const char *path, int flags, ...)
 
 	OPEN_MODE(flags, mode);
 	if (!fe_open_creates(flags) || !fe_faking_at(dirfd, path))
-		return REAL(openat, dirfd, path, flags, mode);
+		return fe_fd_opened(REAL(openat, dirfd, path, flags, mode));
 	return fe_ret(open_core(real_openat(), dirfd, path, flags, mode),
 		      errno);
 }
@@ -130,15 +131,38 @@ int openat64(int dirfd, const char *path, int flags, ...)
 
 	OPEN_MODE(flags, mode);
 	if (!fe_open_creates(flags) || !fe_faking_at(dirfd, path))
-		return REAL(openat64, dirfd, path, flags, mode);
+		return fe_fd_opened(REAL(openat64, dirfd, path, flags, mode));
 	return fe_ret(open_core(real_openat64(), dirfd, path, flags, mode),
 		      errno);
+}
+
+/* _FORTIFY_SOURCE's opens, for flags the compiler could not see: they
+ * refuse O_CREAT (no mode), so they never create; their fds get a token
+ * like any other (tar opens its -C directory so). */
+int __open_2(const char *path, int flags)
+{
+	return fe_fd_opened(REAL(__open_2, path, flags));
+}
+
+int __open64_2(const char *path, int flags)
+{
+	return fe_fd_opened(REAL(__open64_2, path, flags));
+}
+
+int __openat_2(int dirfd, const char *path, int flags)
+{
+	return fe_fd_opened(REAL(__openat_2, dirfd, path, flags));
+}
+
+int __openat64_2(int dirfd, const char *path, int flags)
+{
+	return fe_fd_opened(REAL(__openat64_2, dirfd, path, flags));
 }
 
 int creat(const char *path, mode_t mode)
 {
 	if (!fe_faking_at(AT_FDCWD, path))
-		return REAL(creat, path, mode);
+		return fe_fd_opened(REAL(creat, path, mode));
 	return fe_ret(open_core(real_openat(), AT_FDCWD, path,
 				O_CREAT | O_WRONLY | O_TRUNC, mode),
 		      errno);
@@ -147,7 +171,7 @@ int creat(const char *path, mode_t mode)
 int creat64(const char *path, mode_t mode)
 {
 	if (!fe_faking_at(AT_FDCWD, path))
-		return REAL(creat64, path, mode);
+		return fe_fd_opened(REAL(creat64, path, mode));
 	return fe_ret(open_core(real_openat64(), AT_FDCWD, path,
 				O_CREAT | O_WRONLY | O_TRUNC, mode),
 		      errno);
@@ -187,7 +211,7 @@ static int fopen_flags(const char *mode)
  * libc opens; whether it created is told by a stat beforehand. */
 static FILE *reopen_core(FILE *fp, bool existed)
 {
-	if (fp && !existed)
+	if (fe_fd_stream_opened(fp) && !existed)
 		(void)fe_created(-1, NULL, fileno(fp), 0, 0);
 	return fp;
 }
@@ -272,23 +296,25 @@ fopen_slow(fe_openat_fn *ropen, fe_fopen_fn *rfopen, const char *path,
 FILE *fopen(const char *path, const char *mode)
 {
 	if (fopen_passes(path, mode))
-		return REAL_PTR(fopen, path, mode);
+		return fe_fd_stream_opened(REAL_PTR(fopen, path, mode));
 	return fopen_slow(real_openat(), real_fopen(), path, mode);
 }
 
 FILE *fopen64(const char *path, const char *mode)
 {
 	if (fopen_passes(path, mode))
-		return REAL_PTR(fopen64, path, mode);
+		return fe_fd_stream_opened(REAL_PTR(fopen64, path, mode));
 	return fopen_slow(real_openat64(), real_fopen64(), path, mode);
 }
 
+/* freopen closes fp's fd whatever comes of the open. */
 FILE *freopen(const char *path, const char *mode, FILE *fp)
 {
 	bool existed;
 
+	fe_fd_stream_closed(fp);
 	if (fopen_passes(path, mode))
-		return REAL_PTR(freopen, path, mode, fp);
+		return fe_fd_stream_opened(REAL_PTR(freopen, path, mode, fp));
 	existed = exists(path);
 	return reopen_core(REAL_PTR(freopen, path, mode, fp), existed);
 }
@@ -297,8 +323,10 @@ FILE *freopen64(const char *path, const char *mode, FILE *fp)
 {
 	bool existed;
 
+	fe_fd_stream_closed(fp);
 	if (fopen_passes(path, mode))
-		return REAL_PTR(freopen64, path, mode, fp);
+		return fe_fd_stream_opened(
+			REAL_PTR(freopen64, path, mode, fp));
 	existed = exists(path);
 	return reopen_core(REAL_PTR(freopen64, path, mode, fp), existed);
 }
@@ -343,7 +371,7 @@ int symlinkat(const char *target, int dirfd, const char *path)
  * inode. */
 static int made_fd(int fd, const char *tmpl)
 {
-	if (fd >= 0 && fe_faking_at(AT_FDCWD, tmpl))
+	if (fe_fd_opened(fd) >= 0 && fe_faking_at(AT_FDCWD, tmpl))
 		(void)fe_created(-1, NULL, fd, 0, 0);
 	return fd;
 }

@@ -26,7 +26,7 @@ static bool chown_is_noop(const struct stat *st, uint32_t btag, uint32_t uid,
 			  uint32_t gid)
 {
 	struct fe_view v;
-	int r = fe_map_view_st(st, btag, &v);
+	int r = fe_map_view_now(st, btag, &v);
 
 	/* A kept security.capability goes with any chown of a file. */
 	if (r < 0 || (v.xattr && !S_ISDIR(st->st_mode)))
@@ -166,6 +166,9 @@ static int mode_core(int fd, int dirfd, const char *path, mode_t mode,
 		      syscall(SYS_fchmodat, dirfd, path, real);
 	r = c < 0 ? -errno : 0;
 	errno = saved;
+	if (r == 0)
+		fe_fd_stat_mode(st.st_dev, st.st_ino,
+				(st.st_mode & S_IFMT) | real);
 	if (r < 0 && r != -EPERM)
 		return r;
 	/* The real file now has exactly the mode asked for, and what stat
@@ -176,7 +179,7 @@ static int mode_core(int fd, int dirfd, const char *path, mode_t mode,
 		struct stat now = st;
 
 		now.st_mode = (st.st_mode & S_IFMT) | real;
-		if (fe_map_view_st(&now, btag, &v) >= 0 && !v.xattr &&
+		if (fe_map_view_now(&now, btag, &v) >= 0 && !v.xattr &&
 		    (v.mode & 07777) == real)
 			return 0;
 	}

@@ -1,0 +1,236 @@
+/*
+ * The lifetimes of the program's fds, as far as the wrappers see them, so
+ * that what the shim learnt of an fd (its file, its path) can be used
+ * again without a system call to check it is still that fd's.
+ *
+ * An fd number gets a token when the program opens it through one of our
+ * open wrappers, and loses it when the program closes it through one of
+ * ours (close, dup2 or dup3 onto it, close_range, closefrom, fclose and
+ * closedir of a stream on it, fcloseall, login_tty, syscall()).  Between
+ * the two, the number names the one open file it was given: the kernel
+ * hands a number out again only after a close, and every way libc closes
+ * an fd the program opened is one of those.  An fd opened any other way
+ * (inside libc: opendir, fts, nftw; dup; socket; inherited) has no token:
+ * the callers check it with an fstat as before.
+ *
+ * Tokens are unique in the process (a counter), not per number, so that
+ * an entry torn by a signal handler, fd of one and token of another,
+ * can never pass.
+ *
+ * What is not seen: a close by a raw system call of the program's own
+ * (inline assembly, io_uring), and a vfork child's opens and closes
+ * before its exec, which write in its parent's memory (a close there only
+ * makes the parent forget; an open there marks a number the child had
+ * closed through us first, which the parent then cannot be using through
+ * a token).
+ */
+#include "shim.h"
+
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <sys/syscall.h>
+
+#undef close
+
+/* fds 0-2 are left out: daemon() and login_tty() dup2 onto them inside
+ * libc, and nothing the shim caches is worth it there. */
+#define FD_FIRST 3
+#define FD_LIMIT 1024
+
+static _Atomic uint32_t token_of[FD_LIMIT];
+static _Atomic uint32_t tokens;
+
+uint32_t fe_fd_token(int fd)
+{
+	if (fd < FD_FIRST || fd >= FD_LIMIT)
+		return 0;
+	return atomic_load_explicit(&token_of[fd], memory_order_acquire);
+}
+
+int fe_fd_opened(int fd)
+{
+	if (fd >= FD_FIRST && fd < FD_LIMIT) {
+		uint32_t t = atomic_fetch_add_explicit(&tokens, 1,
+						       memory_order_relaxed);
+
+		/* 0 is "no token"; a wrap after 4 billion opens skips it. */
+		atomic_store_explicit(&token_of[fd], t + 1 ? t + 1 : 1,
+				      memory_order_release);
+	}
+	return fd;
+}
+
+void fe_fd_closed(int fd)
+{
+	if (fd >= FD_FIRST && fd < FD_LIMIT)
+		atomic_store_explicit(&token_of[fd], 0, memory_order_release);
+}
+
+static void closed_range(unsigned int lo, unsigned int hi)
+{
+	if (lo < FD_FIRST)
+		lo = FD_FIRST;
+	for (unsigned int fd = lo; fd <= hi && fd < FD_LIMIT; fd++)
+		atomic_store_explicit(&token_of[fd], 0, memory_order_relaxed);
+	atomic_thread_fence(memory_order_release);
+}
+
+void fe_fd_closed_all(void)
+{
+	closed_range(0, FD_LIMIT - 1);
+}
+
+/*
+ * The wrappers.  close, dup2, dup3 and close_range are the system call
+ * itself, never libc's through dlsym: they are called after fork in
+ * threaded programs and from signal handlers, where a first dlsym is not
+ * safe.  The token goes once the call has returned: a thread that opened
+ * the number in between has its new token taken, which costs it an fstat
+ * later, never a wrong answer.
+ */
+int close(int fd)
+{
+	long r = fe_syscall(SYS_close, fd);
+
+	/* Even on EINTR or EIO the number is free again (close(2)). */
+	if (r == 0 || errno != EBADF)
+		fe_fd_closed(fd);
+	return (int)r;
+}
+
+int dup(int fd)
+{
+	return fe_fd_opened((int)fe_syscall(SYS_dup, fd));
+}
+
+/* fcntl's third argument is an int or a pointer: read as a pointer, as
+ * glibc does, and passed on as it came. */
+#define FCNTL(name)                                                         \
+	int name(int fd, int cmd, ...)                                      \
+	{                                                                   \
+		va_list ap;                                                 \
+		void *arg;                                                  \
+                                                                            \
+		va_start(ap, cmd);                                          \
+		arg = va_arg(ap, void *);                                   \
+		va_end(ap);                                                 \
+		if (cmd == F_DUPFD || cmd == F_DUPFD_CLOEXEC)               \
+			return fe_fd_opened((int)fe_syscall(SYS_fcntl, fd,  \
+							    cmd, arg));     \
+		return REAL(name, fd, cmd, arg);                            \
+	}
+FCNTL(fcntl)
+FCNTL(fcntl64)
+
+int dup3(int oldfd, int newfd, int flags)
+{
+	long r = fe_syscall(SYS_dup3, oldfd, newfd, flags);
+
+	if (r >= 0)
+		fe_fd_closed(newfd);
+	return (int)r;
+}
+
+int dup2(int oldfd, int newfd)
+{
+	long r;
+
+	/* dup3 refuses oldfd == newfd, which dup2 answers with a check. */
+	if (oldfd == newfd)
+		return fe_syscall(SYS_fcntl, oldfd, F_GETFD) < 0 ? -1 : newfd;
+#ifdef SYS_dup2
+	r = fe_syscall(SYS_dup2, oldfd, newfd);
+#else
+	r = fe_syscall(SYS_dup3, oldfd, newfd, 0);
+#endif
+	if (r >= 0)
+		fe_fd_closed(newfd);
+	return (int)r;
+}
+
+int close_range(unsigned int first, unsigned int last, int flags)
+{
+	long r = fe_syscall(SYS_close_range, first, last, flags);
+
+	/* CLOSE_RANGE_CLOEXEC closes nothing now; the exec that will
+	 * forgets everything anyway. */
+	if (r == 0 && !(flags & CLOSE_RANGE_CLOEXEC))
+		closed_range(first, last);
+	return (int)r;
+}
+
+void closefrom(int lowfd)
+{
+	REAL(closefrom, lowfd);
+	if (lowfd >= 0)
+		closed_range((unsigned int)lowfd, FD_LIMIT - 1);
+}
+
+/* The fd under a stream, or -1 (fmemopen, fopencookie), errno kept. */
+static int stream_fd(FILE *fp)
+{
+	int saved = errno, fd;
+
+	/* The headers say nonnull; glibc checks for NULL all the same. */
+	__asm__("" : "+r"(fp));
+	fd = fp ? fileno_unlocked(fp) : -1;
+	errno = saved;
+	return fd;
+}
+
+FILE *fe_fd_stream_opened(FILE *fp)
+{
+	if (fp)
+		(void)fe_fd_opened(stream_fd(fp));
+	return fp;
+}
+
+void fe_fd_stream_closed(FILE *fp)
+{
+	fe_fd_closed(stream_fd(fp));
+}
+
+int fclose(FILE *fp)
+{
+	int fd = stream_fd(fp);
+	int r = REAL(fclose, fp);
+
+	fe_fd_closed(fd);
+	return r;
+}
+
+int fcloseall(void)
+{
+	int r = REAL(fcloseall);
+
+	fe_fd_closed_all();
+	return r;
+}
+
+int closedir(DIR *dir)
+{
+	DIR *d = dir;
+	int fd, r, saved = errno;
+
+	__asm__("" : "+r"(d));
+	fd = d ? dirfd(d) : -1;
+	errno = saved;
+	r = REAL(closedir, dir);
+
+	fe_fd_closed(fd);
+	return r;
+}
+
+int login_tty(int fd)
+{
+	int r = REAL(login_tty, fd);
+
+	if (r == 0)
+		fe_fd_closed(fd);
+	return r;
+}
+
+/* The second names syscall() reaches this file's wrappers by
+ * (wrap.def's SYSCALL rows of family fdlife). */
+#define FE_HERE_fdlife 1
+#include "self.h"
