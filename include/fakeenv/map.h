@@ -145,14 +145,25 @@ _Static_assert(sizeof(struct fe_map_root) == 64, "root layout");
 
 /*
  * After the counters, in the same memfd: what a writer with a change ring
- * (fakeenv/ring.h) must know of the daemon.  awake_until is when, in
- * CLOCK_MONOTONIC microseconds, the daemon stops polling the rings if
- * nothing comes: it moves it on at every pass of its loop, and sets it
- * to 0 before it sleeps, then looks at the rings once more.  A writer
- * that reads a time still to come may use its ring; one that reads a
- * time past (the daemon asleep, busy elsewhere, or dead) sends by the
- * socket, which wakes the daemon or tells that it is gone.
+ * (fakeenv/ring.h) must know of the daemon.  awake_until is a promise, in
+ * CLOCK_MONOTONIC microseconds: the daemon looks at every ring again at
+ * or after that time before it may sleep.  It moves it on while changes
+ * come, and sets it to 0 once the time has passed, before it sleeps,
+ * then looks at the rings once more.  A writer that reads a time still to
+ * come may use its ring; one that reads a time past (the daemon asleep,
+ * busy elsewhere, or dead) sends by the socket, which wakes the daemon or
+ * tells that it is gone.
+ *
+ * So that publishing an entry needs no fence: a writer that, after its
+ * store of head, reads a promise at least FE_RING_MARGIN_US away is done,
+ * since its store is seen by every processor long before that (a store
+ * waits in its processor's buffer for nanoseconds, and a preemption
+ * drains it).  Nearer than that, it fences and reads again, as the
+ * daemon fences between its store of 0 and its last look.  Closing a
+ * ring keeps the same margin between CLOSING and the last look
+ * (fe_ring_close()).
  */
+#define FE_RING_MARGIN_US 50
 struct fe_pend_ctl {
 	uint64_t awake_until; /* CLOCK_MONOTONIC us; 0: asleep (daemon) */
 	uint64_t pad[7];      /* zero */

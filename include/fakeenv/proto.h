@@ -24,7 +24,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#define FE_PROTO_VERSION 4
+#define FE_PROTO_VERSION 5
 
 /* Longest tail, NUL included.  Longer paths are simply not sent: the path
  * is a hint for the journal, never a key. */
@@ -213,8 +213,8 @@ _Static_assert(FE_TAIL_MAX >= 2 * FE_PATH_MAX, "RENAMEDIR fits");
 	                            FE_TAIL_OPT,  FE_OPK_SHOWN)         \
 	X(CHMOD,      FE_F_MODE | FE_F_ONEWAY,                          \
 	                            FE_TAIL_OPT,  FE_OPK_SHOWN)         \
-	X(MKNOD,      FE_F_UID | FE_F_GID | FE_F_MODE | FE_F_RDEV,      \
-	                            FE_TAIL_OPT,  FE_OPK_REC)           \
+	X(MKNOD,      FE_F_UID | FE_F_GID | FE_F_MODE | FE_F_RDEV |     \
+	              FE_F_ONEWAY,  FE_TAIL_OPT,  FE_OPK_SHOWN)         \
 	X(CREATE,     FE_F_UID | FE_F_GID | FE_F_MODE | FE_F_ONEWAY,    \
 	                            FE_TAIL_OPT,  FE_OPK_SHOWN)         \
 	X(DROP,       FE_F_ONEWAY,          FE_TAIL_NONE, FE_OPK_REC)   \

@@ -360,6 +360,35 @@ static int next_timeout(const struct fe_loop *lp)
  */
 #define SPIN_US 200
 
+/*
+ * While it polls, the loop naps this long between two looks instead of
+ * yielding the CPU: writers fill their rings meanwhile, the daemon takes
+ * a batch a look, and the CPU goes to the session's own processes.  On
+ * two CPUs, 8 processes chowning their own 10,000 files each: 0.44-0.53 s
+ * and 0.25-0.38 s of the daemon's CPU yielding, 0.34-0.38 s and 0.10-0.12
+ * s napping 100 us (50 us: 0.37-0.42 s; 20 us: 0.42-0.55 s; 200 us:
+ * 0.41-0.48 s).  A reader that cannot wait asks by the socket, which
+ * ends the nap.  The timer slack is set to match (main.c).
+ */
+#define NAP_US 100
+
+/* epoll_pwait2 is Linux 5.11: before it, the loop yields instead. */
+static bool nap_ok = true;
+
+static int wait_events(struct fe_loop *lp, struct epoll_event *evs,
+		       bool spin, int timeout)
+{
+	if (spin && nap_ok) {
+		struct timespec ts = { 0, NAP_US * 1000 };
+		int n = epoll_pwait2(lp->ep, evs, MAX_EVENTS, &ts, NULL);
+
+		if (n >= 0 || errno != ENOSYS)
+			return n;
+		nap_ok = false;
+	}
+	return epoll_wait(lp->ep, evs, MAX_EVENTS, timeout);
+}
+
 /* One-way changes served so far, by either way. */
 static uint64_t changes_in(const struct fe_loop *lp)
 {
@@ -383,17 +412,16 @@ static int run(struct fe_loop *lp)
 		if (timeout != 0 && fe_ring_sleep(lp) > 0) {
 			seen = changes_in(lp);
 			spin_until = fe_now_us() + SPIN_US;
-			fe_ring_awake(lp, spin_until - SPIN_US);
+			fe_ring_awake(lp, spin_until);
 			continue;
 		}
-		n = epoll_wait(lp->ep, evs, MAX_EVENTS, timeout);
+		n = wait_events(lp, evs, spin, timeout);
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
 			fe_log("daemon: epoll_wait: %s", fe_strerror(errno));
 			return -errno;
 		}
-		fe_ring_awake(lp, fe_now_us());
 		for (int i = 0; i < n; i++) {
 			void *tag = evs[i].data.ptr;
 
@@ -411,12 +439,16 @@ static int run(struct fe_loop *lp)
 		if (changes_in(lp) != seen) {
 			seen = changes_in(lp);
 			spin_until = fe_now_us() + SPIN_US;
+			/* The promise never outruns the spin: the loop
+			 * sleeps only once both are past. */
+			fe_ring_awake(lp, spin_until);
 		} else if (spin && !n) {
 			/* Still looking, nothing else due yet.  The CPU to
-			 * whoever wants it meanwhile: on a machine whose
-			 * processors the session's writers keep busy, our
-			 * looking must not take their time. */
-			sched_yield();
+			 * whoever wants it meanwhile (the nap did, or): on
+			 * a machine whose processors the session's writers
+			 * keep busy, our looking must not take their time. */
+			if (!nap_ok)
+				sched_yield();
 			continue;
 		}
 		if (lp->srv.trace)

@@ -206,11 +206,12 @@ bool fe_conn_reply(struct fe_loop *lp, struct conn *c, const void *msg,
  * process sends by the socket. */
 #define FE_RINGS_MAX 1024
 
-/* Writers may count on a pass over the rings until a little after
- * now_us. */
-void fe_ring_awake(struct fe_loop *lp, long long now_us);
-/* Before the loop sleeps: writers are told, then the rings looked at
- * once more.  Returns the entries taken then: if any, do not sleep. */
+/* Promise writers a pass over the rings at or after until_us
+ * (fakeenv/map.h): the loop must not sleep before then. */
+void fe_ring_awake(struct fe_loop *lp, long long until_us);
+/* Before the loop sleeps: once the promise is kept, writers are told,
+ * then the rings looked at once more.  Returns the entries taken then:
+ * if any, do not sleep. */
 int fe_ring_sleep(struct fe_loop *lp);
 /* Take what every ring holds; returns the entries taken. */
 int fe_rings_poll(struct fe_loop *lp);

@@ -9,6 +9,7 @@
 #include "loop_int.h"
 
 #include <errno.h>
+#include <sched.h>
 #include <fcntl.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -20,26 +21,21 @@
 
 #define RING_BYTES (sizeof(struct fe_ring) + FE_RING_DATA)
 
-/* How long a writer may count on the daemon to poll its ring after the
- * daemon's last pass: past the loop's polling (SPIN_US), so that a pass
- * that takes a while (a burst of requests) does not send writers to the
- * socket; short enough that a daemon killed while it polled sends them
- * there before long (they then find it gone). */
-#define AWAKE_US 2000
+/* The promise is moved on only when it gains this much: each store takes
+ * the line from every writer that reads it. */
+#define AWAKE_STEP_US 50
 
 static struct fe_pend_ctl *ctl(struct fe_loop *lp)
 {
 	return lp->srv.tab.pend ? fe_pend_ctl(lp->srv.tab.pend) : NULL;
 }
 
-void fe_ring_awake(struct fe_loop *lp, long long now_us)
+void fe_ring_awake(struct fe_loop *lp, long long until_us)
 {
 	struct fe_pend_ctl *k = ctl(lp);
-	uint64_t until = (uint64_t)now_us + AWAKE_US;
+	uint64_t until = (uint64_t)until_us;
 
-	/* Not at every pass: each store takes the line from every writer
-	 * that reads it. */
-	if (!k || until < lp->awake_until + AWAKE_US / 4)
+	if (!k || (lp->awake_until && until < lp->awake_until + AWAKE_STEP_US))
 		return;
 	lp->awake_until = until;
 	__atomic_store_n(&k->awake_until, until, __ATOMIC_RELEASE);
@@ -51,8 +47,11 @@ int fe_ring_sleep(struct fe_loop *lp)
 
 	if (!k)
 		return 0;
-	/* A writer stores head, then reads awake_until; we store
-	 * awake_until, then read the heads: with both fences, one of the
+	/* Not before the promise is kept. */
+	while (lp->awake_until && (uint64_t)fe_now_us() < lp->awake_until)
+		sched_yield();
+	/* A writer near the promise stores head, fences, then reads
+	 * awake_until; we store 0, fence, then read the heads: one of the
 	 * two sees the other's store, so no entry waits for a wake-up that
 	 * nobody sends. */
 	lp->awake_until = 0;
@@ -92,6 +91,7 @@ static void unlink_ring(struct fe_loop *lp, struct conn *c)
 void fe_ring_close(struct fe_loop *lp, struct conn *c)
 {
 	struct fe_ring *r = c->ring;
+	long long end;
 
 	if (!r)
 		return;
@@ -103,6 +103,11 @@ void fe_ring_close(struct fe_loop *lp, struct conn *c)
 	(void)fe_loop_take_ring(lp, c);
 	__atomic_store_n(&r->closed, FE_RING_CLOSING, __ATOMIC_SEQ_CST);
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	/* A writer that read 0 here without a fence published before
+	 * (fakeenv/map.h): its entry is seen within the margin. */
+	end = fe_now_us() + FE_RING_MARGIN_US;
+	while (fe_now_us() < end)
+		sched_yield();
 	(void)fe_loop_take_ring(lp, c);
 	__atomic_store_n(&r->closed, FE_RING_CLOSED, __ATOMIC_RELEASE);
 	unlink_ring(lp, c);

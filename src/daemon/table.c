@@ -542,6 +542,20 @@ static int new_entry(struct fe_tab *t, uint32_t old_off, uint32_t old_flags,
 	return 0;
 }
 
+/* Whether the entry at off holds path as its path. */
+static bool same_path(const struct fe_tab *t, uint32_t off, uint32_t flags,
+		      const char *path)
+{
+	const unsigned char *blk;
+	size_t plen, blen;
+
+	if (!off || !fe_arena_entry(&t->arena, off, flags & FE_REC_XATTR, &plen,
+				    &blk, &blen))
+		return false;
+	return strlen(path) + 1 == plen &&
+	       memcmp(fe_arena_ptr(&t->arena, off), path, plen) == 0;
+}
+
 static int put_core(struct fe_tab *t, uint64_t dev, uint64_t ino,
 		    const struct fe_rec *rec, const char *path, bool set_x,
 		    const void *blk, size_t len)
@@ -573,6 +587,10 @@ static int put_core(struct fe_tab *t, uint64_t dev, uint64_t ino,
 		}
 	}
 	has_x = old_flags & FE_REC_XATTR;
+	/* The path the record has already (a chown -R of a tree known):
+	 * the entry stays, and the arena does not grow by a copy. */
+	if (rewrite && !set_x && path && same_path(t, old_off, old_flags, path))
+		rewrite = false;
 	if (rewrite) {
 		r = new_entry(t, old_off, old_flags, path, set_x, blk, len,
 			      &off, &has_x);

@@ -53,12 +53,19 @@ static uint64_t now_us(void)
 	return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
 }
 
-bool fe_ring_daemon_awake(uint32_t *pend)
+/* Whether the daemon's promise (fakeenv/map.h) is at least margin
+ * microseconds away. */
+static bool awake_for(uint32_t *pend, uint64_t margin)
 {
 	uint64_t until = __atomic_load_n(&fe_pend_ctl(pend)->awake_until,
 					 __ATOMIC_SEQ_CST);
 
-	return until && now_us() < until;
+	return until && now_us() + margin < until;
+}
+
+bool fe_ring_daemon_awake(uint32_t *pend)
+{
+	return awake_for(pend, 0);
 }
 
 /* install() for RING: map the ring the daemon made for us. */
@@ -240,7 +247,8 @@ static uint64_t put_locked(struct fe_ring *r, struct fe_req *req,
 	req->flags |= FE_F_ONEWAY;
 	req->tail_len = (uint32_t)len;
 	head = write_entry(r, head, req, tail, len);
-	__atomic_store_n(&r->head, head, __ATOMIC_SEQ_CST);
+	/* No fence: fe_ring_put() has one where the promise is near. */
+	__atomic_store_n(&r->head, head, __ATOMIC_RELEASE);
 	return head;
 }
 
@@ -287,6 +295,10 @@ int fe_ring_put(struct fe_req *req, const char *tail, size_t len,
 	writing = 0;
 	if (!end)
 		return res;
+	/* Published, and the daemon will look again past the margin. */
+	if (!__atomic_load_n(&r->closed, __ATOMIC_ACQUIRE) &&
+	    awake_for(pend, FE_RING_MARGIN_US))
+		return 0;
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	if (__atomic_load_n(&r->closed, __ATOMIC_SEQ_CST)) {
 		/* Our connection went (the program closed it) as we wrote. */

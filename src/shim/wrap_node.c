@@ -17,10 +17,9 @@ static int node_core(int dirfd, const char *path, mode_t mode, dev_t dev)
 	mode_t type = mode & S_IFMT, perm;
 	char pbuf[FE_PATH_MAX];
 	struct fe_req req;
-	struct fe_rep rep;
 	struct stat st;
 	uint32_t btag;
-	int fd, r, saved = errno;
+	int fd, r, err, saved = errno;
 
 	if (type == 0)
 		type = S_IFREG;
@@ -70,14 +69,16 @@ static int node_core(int dirfd, const char *path, mode_t mode, dev_t dev)
 	fe_sgid_inherit(dirfd, path, -1, &st, &req.gid, &perm);
 	req.mode = type | perm;
 	req.rdev = dev;
-	r = fe_conn_call(&req, fe_abspath(dirfd, path, pbuf, sizeof(pbuf)),
-			 &rep);
-	if (r < 0 || rep.err < 0) {
+	/* One-way as any change: a node the daemon then fails to record is
+	 * counted as lost, and the session says so at its end. */
+	r = fe_change_hint(&req, fe_abspath(dirfd, path, pbuf, sizeof(pbuf)),
+			   &err);
+	if (r < 0 || err < 0) {
 		/* Without its record the node would be a plain file: undo
 		 * rather than leave a lie behind. */
 		(void)syscall(SYS_unlinkat, dirfd, path, 0);
 		errno = saved;
-		return r < 0 ? -EIO : rep.err;
+		return r < 0 ? -EIO : err;
 	}
 	return 0;
 }

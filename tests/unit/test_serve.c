@@ -541,9 +541,9 @@ static void test_op_kinds(void)
 		if (!(k & FE_OPK_FILE))
 			nofile |= 1u << op;
 	}
-	CHECK("pending counters: CHOWN, CHMOD, CREATE",
+	CHECK("pending counters: CHOWN, CHMOD, MKNOD, CREATE",
 	      pends == (1u << FE_OP_CHOWN | 1u << FE_OP_CHMOD |
-			1u << FE_OP_CREATE));
+			1u << FE_OP_MKNOD | 1u << FE_OP_CREATE));
 	CHECK("no drain: MAP, RING, WAKE, SESSION, DETACH (and no op)",
 	      nodrain == (1u << FE_OP_NONE | 1u << FE_OP_MAP |
 			  1u << FE_OP_RING | 1u << FE_OP_WAKE |
