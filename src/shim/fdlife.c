@@ -4,25 +4,25 @@
  * again without a system call to check it is still that fd's.
  *
  * An fd number gets a token when the program opens it through one of our
- * open wrappers, and loses it when the program closes it through one of
- * ours (close, dup2 or dup3 onto it, close_range, closefrom, fclose and
- * closedir of a stream on it, fcloseall, login_tty, syscall()).  Between
+ * open wrappers (or dup, or fcntl's F_DUPFD), and loses it when the
+ * program closes it through one of ours: close, dup2 or dup3 onto it,
+ * close_range, closefrom, fclose and closedir of a stream on it,
+ * fcloseall (which glibc's only flushes), login_tty, syscall().  Between
  * the two, the number names the one open file it was given: the kernel
  * hands a number out again only after a close, and every way libc closes
  * an fd the program opened is one of those.  An fd opened any other way
- * (inside libc: opendir, fts, nftw; dup; socket; inherited) has no token:
- * the callers check it with an fstat as before.
+ * (inside libc: opendir, fts, nftw; socket; inherited) has no token: the
+ * callers check it with an fstat as before.
  *
  * Tokens are unique in the process (a counter), not per number, so that
  * an entry torn by a signal handler, fd of one and token of another,
  * can never pass.
  *
  * What is not seen: a close by a raw system call of the program's own
- * (inline assembly, io_uring), and a vfork child's opens and closes
- * before its exec, which write in its parent's memory (a close there only
- * makes the parent forget; an open there marks a number the child had
- * closed through us first, which the parent then cannot be using through
- * a token).
+ * (inline assembly, io_uring).  A vfork child writes in its parent's
+ * memory: its closes only make the parent forget, its opens mark numbers
+ * it closed first; what it learnt of those is dropped by the exec
+ * wrappers (fe_fd_caches_drop()), but not by an _exit without exec.
  */
 #include "shim.h"
 

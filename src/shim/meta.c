@@ -491,6 +491,7 @@ const char *fe_fdpath(int fd, char *buf, size_t size)
 struct fdpath {
 	int fd;       /* -1: empty */
 	uint32_t tok; /* fe_fd_token(fd) when kept, 0: none */
+	uint32_t gen; /* paths_gen when kept */
 	dev_t dev;
 	ino_t ino;
 	size_t len;
@@ -503,6 +504,15 @@ struct fdstat {
 	uint32_t btag;
 	struct stat st;
 };
+
+/* Moved on when this process renames a directory: every path kept
+ * before may be under it. */
+static _Atomic uint32_t paths_gen;
+
+void fe_fd_paths_moved(void)
+{
+	__atomic_fetch_add(&paths_gen, 1, __ATOMIC_RELEASE);
+}
 
 static _Thread_local struct fdpath dircache = { .fd = -1 };
 static _Thread_local struct fdpath filecache = { .fd = -1 };
@@ -517,7 +527,8 @@ static const char *cached(const struct fdpath *c, int fd, uint32_t tok,
 {
 	size_t len = c->len;
 
-	if (c->fd != fd || len >= size)
+	if (c->fd != fd || len >= size ||
+	    c->gen != __atomic_load_n(&paths_gen, __ATOMIC_ACQUIRE))
 		return NULL;
 	if (!(tok && c->tok == tok) &&
 	    (!st || c->dev != st->st_dev || c->ino != st->st_ino))
@@ -541,6 +552,7 @@ static void keep(struct fdpath *c, int fd, uint32_t tok,
 	memcpy(c->path, path, n + 1);
 	c->len = n;
 	c->tok = tok;
+	c->gen = __atomic_load_n(&paths_gen, __ATOMIC_ACQUIRE);
 	c->dev = st->st_dev;
 	c->ino = st->st_ino;
 	FENCE();
@@ -590,6 +602,18 @@ static const char *dirfd_path(int dirfd, char *buf, size_t size)
 	if (fe_sys_fstat(dirfd, &st) < 0)
 		return NULL;
 	return fd_hint(dirfd, tok, &st, buf, size);
+}
+
+void fe_fd_caches_drop(void)
+{
+	/* Stores only where needed: in a fork child each is a page
+	 * copied. */
+	if (dircache.fd != -1)
+		dircache.fd = -1;
+	if (filecache.fd != -1)
+		filecache.fd = -1;
+	if (statcache.fd != -1)
+		statcache.fd = -1;
 }
 
 bool fe_fd_stat_cached(int fd, struct stat *st, uint32_t *btag)

@@ -551,6 +551,15 @@ const char *fe_target_hint(int dirfd, const char *path, bool followed,
 void fe_fd_hint_keep(int fd, uint32_t tok, const struct stat *st,
 		     const char *hint);
 
+/* Forget what this thread kept of its fds (fe_fd_hint_keep(),
+ * fe_fd_stat_keep()): in an exec wrapper, which a vfork child runs in
+ * its parent's memory.  Async-signal-safe. */
+void fe_fd_caches_drop(void);
+
+/* This process renamed a directory: the fd paths kept so far may name
+ * what is no longer there. */
+void fe_fd_paths_moved(void);
+
 /* The stat this thread kept for fd (fe_fd_stat_keep()), if fd's token
  * says it is still that file's: *st and *btag, true.  The real mode is
  * what it was when kept, but for this thread's chmods since

@@ -413,6 +413,9 @@ static int call_repaired(const struct call *c, char *const envp[])
  * envp's business, never put back. */
 static int run(const struct call *c, char *const envp[])
 {
+	/* A vfork child forgets what it learnt of its fds: that memory is
+	 * its parent's, whose fds may differ by now. */
+	fe_fd_caches_drop();
 	if (!fe_in_session())
 		return call_real(c, envp);
 	return call_repaired(c, envp);

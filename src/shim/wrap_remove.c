@@ -154,6 +154,8 @@ static void renamed_dir(const struct victim *src, int olddirfd,
 	size_t n;
 	int err;
 
+	/* Before anything can return: the move is done. */
+	fe_fd_paths_moved();
 	if (!fe_abspath(olddirfd, old, tail, FE_PATH_MAX))
 		return;
 	n = strlen(tail) + 1;
