@@ -27,6 +27,15 @@ check_eq "a run whose changes were lost exits 125" "$rc" 125
 check_match "and says how many" "$out" 'fakeenv: [0-9]+ recorded changes? could not be kept by the daemon \(out of memory\)'
 check_match "fakeenv status counts them" "$(grep '^lost changes:' status.out)" '^lost changes: +[1-9][0-9]* '
 
+# mknod is one-way too: a device node the daemon could not record is
+# counted as lost the same way (the real file stays a plain one).
+sed -e 's|^mkdir t && .*|mkdir t|' \
+    -e 's|^chown -R 5:5 t .*|i=0; while [ $i -lt 3000 ]; do mknod t/n$i c 1 $((i % 256)) 2>/dev/null; i=$((i+1)); done|' \
+    lost.sh >lostnod.sh
+out=$(fe sh lostnod.sh 2>&1); rc=$?
+check_eq "mknods lost: the run exits 125" "$rc" 125
+check_match "and says how many" "$out" 'fakeenv: [0-9]+ recorded changes? could not be kept by the daemon \(out of memory\)'
+
 out=$(fe sh -c 'mkdir u && : >u/f && chown 5:5 u/f' 2>&1); rc=$?
 check_eq "a run with nothing lost exits 0 and says nothing" "$rc:$out" "0:"
 done_testing
