@@ -62,7 +62,9 @@ int fe_fd_opened(int fd)
 
 void fe_fd_closed(int fd)
 {
-	if (fd >= FD_FIRST && fd < FD_LIMIT)
+	/* Most closed fds never had a token: no store, no line taken. */
+	if (fd >= FD_FIRST && fd < FD_LIMIT &&
+	    atomic_load_explicit(&token_of[fd], memory_order_relaxed))
 		atomic_store_explicit(&token_of[fd], 0, memory_order_release);
 }
 
@@ -166,23 +168,14 @@ void closefrom(int lowfd)
 		closed_range((unsigned int)lowfd, FD_LIMIT - 1);
 }
 
-/* The fd under a stream, or -1 (fmemopen, fopencookie), errno kept. */
+/* The fd under a stream, or -1 (fmemopen, fopencookie): glibc's FILE
+ * is public (bits/types/struct_FILE.h), and reading it costs no call,
+ * on the path of every fclose. */
 static int stream_fd(FILE *fp)
 {
-	int saved = errno, fd;
-
 	/* The headers say nonnull; glibc checks for NULL all the same. */
 	__asm__("" : "+r"(fp));
-	fd = fp ? fileno_unlocked(fp) : -1;
-	errno = saved;
-	return fd;
-}
-
-FILE *fe_fd_stream_opened(FILE *fp)
-{
-	if (fp)
-		(void)fe_fd_opened(stream_fd(fp));
-	return fp;
+	return fp ? fp->_fileno : -1;
 }
 
 void fe_fd_stream_closed(FILE *fp)

@@ -526,18 +526,23 @@ static const char *cached(const struct fdpath *c, int fd, uint32_t tok,
 			  const struct stat *st, char *buf, size_t size)
 {
 	size_t len = c->len;
+	uint32_t ctok = c->tok, gen = c->gen;
 
 	if (c->fd != fd || len >= size ||
-	    c->gen != __atomic_load_n(&paths_gen, __ATOMIC_ACQUIRE))
+	    gen != __atomic_load_n(&paths_gen, __ATOMIC_ACQUIRE))
 		return NULL;
-	if (!(tok && c->tok == tok) &&
+	if (!(tok && ctok == tok) &&
 	    (!st || c->dev != st->st_dev || c->ino != st->st_ino))
 		return NULL;
 	FENCE();
 	memcpy(buf, c->path, len);
 	buf[len] = '\0';
 	FENCE();
-	return c->fd == fd && c->len == len ? buf : NULL;
+	/* Rewritten meanwhile (a signal handler): not to be trusted. */
+	return c->fd == fd && c->len == len && c->tok == ctok &&
+			       c->gen == gen ?
+		       buf :
+		       NULL;
 }
 
 static void keep(struct fdpath *c, int fd, uint32_t tok,

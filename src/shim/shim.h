@@ -260,8 +260,8 @@ uint32_t fe_fd_token(int fd);
 /* The program opened fd through us (fd < 0: nothing); returns fd. */
 int fe_fd_opened(int fd);
 
-/* The same for the fd under a stream (fp may be NULL); returns fp. */
-FILE *fe_fd_stream_opened(FILE *fp);
+/* freopen closes the fd under fp (NULL: nothing), whatever comes of it.
+ * Streams' fds get no token: fopen's are made inside libc. */
 void fe_fd_stream_closed(FILE *fp);
 
 /* The program closed fd, or every fd, through us. */

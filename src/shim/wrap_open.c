@@ -211,7 +211,7 @@ static int fopen_flags(const char *mode)
  * libc opens; whether it created is told by a stat beforehand. */
 static FILE *reopen_core(FILE *fp, bool existed)
 {
-	if (fe_fd_stream_opened(fp) && !existed)
+	if (fp && !existed)
 		(void)fe_created(-1, NULL, fileno(fp), 0, 0);
 	return fp;
 }
@@ -296,14 +296,14 @@ fopen_slow(fe_openat_fn *ropen, fe_fopen_fn *rfopen, const char *path,
 FILE *fopen(const char *path, const char *mode)
 {
 	if (fopen_passes(path, mode))
-		return fe_fd_stream_opened(REAL_PTR(fopen, path, mode));
+		return REAL_PTR(fopen, path, mode);
 	return fopen_slow(real_openat(), real_fopen(), path, mode);
 }
 
 FILE *fopen64(const char *path, const char *mode)
 {
 	if (fopen_passes(path, mode))
-		return fe_fd_stream_opened(REAL_PTR(fopen64, path, mode));
+		return REAL_PTR(fopen64, path, mode);
 	return fopen_slow(real_openat64(), real_fopen64(), path, mode);
 }
 
@@ -314,7 +314,7 @@ FILE *freopen(const char *path, const char *mode, FILE *fp)
 
 	fe_fd_stream_closed(fp);
 	if (fopen_passes(path, mode))
-		return fe_fd_stream_opened(REAL_PTR(freopen, path, mode, fp));
+		return REAL_PTR(freopen, path, mode, fp);
 	existed = exists(path);
 	return reopen_core(REAL_PTR(freopen, path, mode, fp), existed);
 }
@@ -325,8 +325,7 @@ FILE *freopen64(const char *path, const char *mode, FILE *fp)
 
 	fe_fd_stream_closed(fp);
 	if (fopen_passes(path, mode))
-		return fe_fd_stream_opened(
-			REAL_PTR(freopen64, path, mode, fp));
+		return REAL_PTR(freopen64, path, mode, fp);
 	existed = exists(path);
 	return reopen_core(REAL_PTR(freopen64, path, mode, fp), existed);
 }
