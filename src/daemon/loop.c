@@ -12,7 +12,7 @@
 
 #include <errno.h>
 #include <limits.h>
-#include <sched.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -355,10 +355,13 @@ static int next_timeout(const struct fe_loop *lp)
  * their rings with no system call; asleep, we must be woken by a message
  * for each, a cross-CPU wake-up (tens of microseconds here) that the
  * sender pays.  The first change of a burst wakes us, and polling from
- * then on keeps the rest in the rings.  A lone change (a build's
- * occasional chown) costs SPIN_US of the other CPU.
+ * then on keeps the rest in the rings.  The promise to writers
+ * (fe_ring_awake()) runs as far: a pass slower than it (a loaded
+ * machine, valgrind) sends them to the socket.  Napping, the polling
+ * costs a wake-up a nap: a lone change (a build's occasional chown)
+ * costs ten.
  */
-#define SPIN_US 200
+#define SPIN_US 1000
 
 /*
  * While it polls, the loop naps this long between two looks instead of
@@ -372,19 +375,20 @@ static int next_timeout(const struct fe_loop *lp)
  */
 #define NAP_US 100
 
-/* epoll_pwait2 is Linux 5.11: before it, the loop yields instead. */
-static bool nap_ok = true;
-
+/* The nap: a ppoll of the epoll fd, which any event ends (a reader's
+ * GET among them), then the events.  (epoll_pwait2 would be one call,
+ * but Linux before 5.11 and valgrind 3.19 lack it.) */
 static int wait_events(struct fe_loop *lp, struct epoll_event *evs,
 		       bool spin, int timeout)
 {
-	if (spin && nap_ok) {
+	if (spin) {
+		struct pollfd p = { .fd = lp->ep, .events = POLLIN };
 		struct timespec ts = { 0, NAP_US * 1000 };
-		int n = epoll_pwait2(lp->ep, evs, MAX_EVENTS, &ts, NULL);
+		int k = ppoll(&p, 1, &ts, NULL);
 
-		if (n >= 0 || errno != ENOSYS)
-			return n;
-		nap_ok = false;
+		if (k <= 0)
+			return k;
+		timeout = 0;
 	}
 	return epoll_wait(lp->ep, evs, MAX_EVENTS, timeout);
 }
@@ -443,12 +447,8 @@ static int run(struct fe_loop *lp)
 			 * sleeps only once both are past. */
 			fe_ring_awake(lp, spin_until);
 		} else if (spin && !n) {
-			/* Still looking, nothing else due yet.  The CPU to
-			 * whoever wants it meanwhile (the nap did, or): on
-			 * a machine whose processors the session's writers
-			 * keep busy, our looking must not take their time. */
-			if (!nap_ok)
-				sched_yield();
+			/* Still looking, nothing else due yet: the nap gave
+			 * the CPU to whoever wanted it meanwhile. */
 			continue;
 		}
 		if (lp->srv.trace)
