@@ -195,9 +195,24 @@ static bool pend_settled(uint32_t *pend, const uint32_t *c)
 	return false;
 }
 
+/* Whether a view of (dev, ino) may be read from the table now: its
+ * bucket holds no change in flight, or (wait) none once the daemon took
+ * what it had, or (mine) only this thread's last change, an op mine on
+ * that inode. */
+static bool settled(uint32_t *pend, uint64_t dev, uint64_t ino, bool wait,
+		    uint16_t mine)
+{
+	uint32_t *c = fe_pend_at(pend, dev, ino);
+
+	if (wait)
+		return pend_settled(pend, c);
+	return !__atomic_load_n(c, __ATOMIC_ACQUIRE) ||
+	       (mine && fe_ring_only_mine(pend, dev, ino, mine));
+}
+
 static int view(uint64_t dev, uint64_t ino, uint32_t btag, uint32_t real_mode,
 		uint32_t real_uid, uint32_t real_gid, bool wait,
-		struct fe_view *v)
+		uint16_t mine, struct fe_view *v)
 {
 	const struct fe_map_root *root;
 	struct fe_slot rec;
@@ -215,9 +230,7 @@ static int view(uint64_t dev, uint64_t ino, uint32_t btag, uint32_t real_mode,
 		/* A change to this bucket is on its way to the table: the
 		 * daemon answers once it is in (fakeenv/map.h). */
 		pend = atomic_load_explicit(&mpend, memory_order_acquire);
-		if (pend && !(wait ? pend_settled(pend, fe_pend_at(pend, dev, ino))
-				   : !__atomic_load_n(fe_pend_at(pend, dev, ino),
-						      __ATOMIC_ACQUIRE)))
+		if (pend && !settled(pend, dev, ino, wait, mine))
 			return -1;
 		r = fe_map_lookup(root, resolve, NULL, dev, ino, &rec);
 	}
@@ -234,13 +247,14 @@ static int view(uint64_t dev, uint64_t ino, uint32_t btag, uint32_t real_mode,
 int fe_map_view(uint64_t dev, uint64_t ino, uint32_t btag, uint32_t real_mode,
 		uint32_t real_uid, uint32_t real_gid, struct fe_view *v)
 {
-	return view(dev, ino, btag, real_mode, real_uid, real_gid, true, v);
+	return view(dev, ino, btag, real_mode, real_uid, real_gid, true, 0, v);
 }
 
-int fe_map_view_now(const struct stat *st, uint32_t btag, struct fe_view *v)
+int fe_map_view_now(const struct stat *st, uint32_t btag, uint16_t mine,
+		    struct fe_view *v)
 {
 	return view(st->st_dev, st->st_ino, btag, st->st_mode, st->st_uid,
-		    st->st_gid, false, v);
+		    st->st_gid, false, mine, v);
 }
 
 uint32_t *fe_map_pend(void)

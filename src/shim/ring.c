@@ -44,6 +44,15 @@ static atomic_int resync;       /* the next change waits for its reply */
  * must not write (the entry half-written is its thread's). */
 static _Thread_local volatile sig_atomic_t writing;
 
+/* This thread's last change through the ring that raised a counter:
+ * which, on what, and where it ends (fe_ring_only_mine()). */
+static _Thread_local struct {
+	struct fe_ring *r;
+	const uint32_t *c;
+	uint64_t dev, ino, end;
+	uint16_t op;
+} last;
+
 static uint64_t now_us(void)
 {
 	struct timespec ts;
@@ -295,6 +304,17 @@ int fe_ring_put(struct fe_req *req, const char *tail, size_t len,
 	writing = 0;
 	if (!end)
 		return res;
+	if (c) {
+		last.r = NULL;
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		last.c = c;
+		last.dev = req->dev;
+		last.ino = req->ino;
+		last.op = req->op;
+		last.end = end;
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		last.r = r;
+	}
 	/* Published, and the daemon will look again past the margin. */
 	if (!__atomic_load_n(&r->closed, __ATOMIC_ACQUIRE) &&
 	    awake_for(pend, FE_RING_MARGIN_US))
@@ -315,4 +335,22 @@ int fe_ring_put(struct fe_req *req, const char *tail, size_t len,
 	if (!fe_ring_daemon_awake(pend) && fe_conn_wake() < 0)
 		return -EAGAIN;
 	return 0;
+}
+
+bool fe_ring_only_mine(uint32_t *pend, uint64_t dev, uint64_t ino,
+		       uint16_t op)
+{
+	struct fe_ring *r = last.r;
+	const uint32_t *c;
+
+	if (!r || r != atomic_load_explicit(&ring, memory_order_acquire) ||
+	    last.dev != dev || last.ino != ino || last.op != op)
+		return false;
+	c = fe_pend_at(pend, dev, ino);
+	/* The counter before tail: the daemon moves tail past an entry
+	 * before it lowers its counter, so a 1 read first and our entry
+	 * not taken after mean that the 1 was ours. */
+	if (c != last.c || __atomic_load_n(c, __ATOMIC_ACQUIRE) != 1)
+		return false;
+	return __atomic_load_n(&r->tail, __ATOMIC_ACQUIRE) < last.end;
 }

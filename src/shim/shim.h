@@ -371,6 +371,12 @@ bool fe_ring_resync(void);
  * with pend the counters. */
 bool fe_ring_daemon_awake(uint32_t *pend);
 
+/* Whether the one change in flight in (dev, ino)'s bucket is this
+ * thread's last through the ring, an op on that very inode: what the
+ * table shows of it is then all but that change. */
+bool fe_ring_only_mine(uint32_t *pend, uint64_t dev, uint64_t ino,
+		       uint16_t op);
+
 /* --- the shared table (map.c) --- */
 
 /*
@@ -388,9 +394,13 @@ int fe_map_view(uint64_t dev, uint64_t ino, uint32_t btag, uint32_t real_mode,
 
 /* The same for st, but -1 at once where a change to its bucket is still
  * on its way to the table, instead of waiting for it: for a change that
- * would rather be sent, maybe for nothing, than wait to know (this
- * process's own chmod right after its chown). */
-int fe_map_view_now(const struct stat *st, uint32_t btag, struct fe_view *v);
+ * would rather be sent, maybe for nothing, than wait to know.  mine
+ * (an op, or 0): unless the one change in flight there is this thread's
+ * last, that op on st's inode (fe_ring_only_mine()), which the caller
+ * knows to leave what it asks about as the table shows it (tar x's
+ * chmod right after its chown). */
+int fe_map_view_now(const struct stat *st, uint32_t btag, uint16_t mine,
+		    struct fe_view *v);
 
 /*
  * One-way changes (fakeenv/map.h): raise the pending counter of (dev,

@@ -50,4 +50,33 @@ check_eq "chmod of a missing file fails with ENOENT" "$(get missing)" "ERR ENOEN
 as_user "$H"/mk open n0 0000 >/dev/null
 check_no "natively a file created 0000 is not writable (the test can fail)" \
 	as_user sh -c 'echo x > n0'
+# A chmod right after a chown of the same file in one process (tar x's
+# order): the chown is still on its way when the chmod asks whether it
+# would change anything (d: not while its own chmod to 0000, which the
+# real file cannot have, is on its way too).  300 files each, past the first changes, which
+# go as messages, so that most go through the ring.
+must "files for chown + chmod" as_user mkdir cc
+out=$(fe perl -e '
+	for my $i (1 .. 300) {
+		for my $k ("a", "b", "c", "d") {
+			open(my $f, ">", "cc/$k$i") or die;
+			close($f);
+		}
+		chmod(04755, "cc/a$i"); chown(7, 8, "cc/a$i"); chmod(0755, "cc/a$i");
+		chown(7, 8, "cc/b$i"); chmod(0644, "cc/b$i");
+		chmod(02755, "cc/c$i"); chown(7, 8, "cc/c$i"); chmod(02755, "cc/c$i");
+		chmod(0, "cc/d$i"); chown(7, 8, "cc/d$i"); chmod(0600, "cc/d$i");
+	}
+	for my $k ("a", "b", "c", "d") {
+		my %seen;
+		for my $i (1 .. 300) {
+			my @s = lstat("cc/$k$i");
+			$seen{sprintf("%d:%d %o", $s[4], $s[5], $s[2] & 07777)}++;
+		}
+		print "$k ", join(",", sort keys %seen), "\n";
+	}' 2>&1)
+check_eq "chmod after chown in one process: every file shows the last mode" "$out" "a 7:8 755
+b 7:8 644
+c 7:8 2755
+d 7:8 600"
 done_testing
