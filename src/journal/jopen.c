@@ -237,9 +237,11 @@ static ssize_t read_upto(int fd, unsigned char *b, size_t n)
  * read(2) faulting them one by one costs twice as much. */
 static void populate(void *b, size_t n)
 {
-	uintptr_t page = 4096, lo = ((uintptr_t)b + page - 1) & ~(page - 1);
-	uintptr_t hi = ((uintptr_t)b + n) & ~(page - 1);
 	int saved = errno;
+	long ps = sysconf(_SC_PAGESIZE);
+	uintptr_t page = ps > 0 ? (uintptr_t)ps : 4096;
+	uintptr_t lo = ((uintptr_t)b + page - 1) & ~(page - 1);
+	uintptr_t hi = ((uintptr_t)b + n) & ~(page - 1);
 
 	if (n >= (1u << 20) && hi > lo)
 		(void)madvise((void *)lo, hi - lo, MADV_POPULATE_WRITE);

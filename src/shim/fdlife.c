@@ -4,8 +4,10 @@
  * again without a system call to check it is still that fd's.
  *
  * An fd number gets a token when the program opens it through one of our
- * open wrappers (or dup, or fcntl's F_DUPFD), and loses it when the
- * program closes it through one of ours: close, dup2 or dup3 onto it,
+ * open wrappers (or dup, or fcntl's F_DUPFD; not fopen, which opens
+ * inside libc), and loses it when the
+ * program closes it through one of ours: close, dup2 or dup3 onto it
+ * (and libc's other names for them, __close, __dup2, _IO_fclose),
  * close_range, closefrom, fclose and closedir of a stream on it,
  * fcloseall (which glibc's only flushes), login_tty, syscall().  Between
  * the two, the number names the one open file it was given: the kernel
@@ -90,7 +92,7 @@ void fe_fd_closed_all(void)
  * the number in between has its new token taken, which costs it an fstat
  * later, never a wrong answer.
  */
-int close(int fd)
+static int close_core(int fd)
 {
 	long r = fe_syscall(SYS_close, fd);
 
@@ -100,6 +102,18 @@ int close(int fd)
 	return (int)r;
 }
 
+/* libc exports its internal names too: a program that calls them
+ * closes as surely. */
+int close(int fd)
+{
+	return close_core(fd);
+}
+
+int __close(int fd)
+{
+	return close_core(fd);
+}
+
 int dup(int fd)
 {
 	return fe_fd_opened((int)fe_syscall(SYS_dup, fd));
@@ -107,7 +121,7 @@ int dup(int fd)
 
 /* fcntl's third argument is an int or a pointer: read as a pointer, as
  * glibc does, and passed on as it came. */
-#define FCNTL(name)                                                         \
+#define FCNTL(name, real)                                                   \
 	int name(int fd, int cmd, ...)                                      \
 	{                                                                   \
 		va_list ap;                                                 \
@@ -119,10 +133,11 @@ int dup(int fd)
 		if (cmd == F_DUPFD || cmd == F_DUPFD_CLOEXEC)               \
 			return fe_fd_opened((int)fe_syscall(SYS_fcntl, fd,  \
 							    cmd, arg));     \
-		return REAL(name, fd, cmd, arg);                            \
+		return REAL(real, fd, cmd, arg);                            \
 	}
-FCNTL(fcntl)
-FCNTL(fcntl64)
+FCNTL(fcntl, fcntl)
+FCNTL(fcntl64, fcntl64)
+FCNTL(__fcntl, fcntl)
 
 int dup3(int oldfd, int newfd, int flags)
 {
@@ -133,7 +148,7 @@ int dup3(int oldfd, int newfd, int flags)
 	return (int)r;
 }
 
-int dup2(int oldfd, int newfd)
+static int dup2_core(int oldfd, int newfd)
 {
 	long r;
 
@@ -148,6 +163,16 @@ int dup2(int oldfd, int newfd)
 	if (r >= 0)
 		fe_fd_closed(newfd);
 	return (int)r;
+}
+
+int dup2(int oldfd, int newfd)
+{
+	return dup2_core(oldfd, newfd);
+}
+
+int __dup2(int oldfd, int newfd)
+{
+	return dup2_core(oldfd, newfd);
 }
 
 int close_range(unsigned int first, unsigned int last, int flags)
@@ -183,13 +208,24 @@ void fe_fd_stream_closed(FILE *fp)
 	fe_fd_closed(stream_fd(fp));
 }
 
-int fclose(FILE *fp)
+static int fclose_core(FILE *fp)
 {
 	int fd = stream_fd(fp);
 	int r = REAL(fclose, fp);
 
 	fe_fd_closed(fd);
 	return r;
+}
+
+int fclose(FILE *fp)
+{
+	return fclose_core(fp);
+}
+
+/* The name of glibc before 2.1's fclose, which old binaries call. */
+int _IO_fclose(FILE *fp)
+{
+	return fclose_core(fp);
 }
 
 int fcloseall(void)

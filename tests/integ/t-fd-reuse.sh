@@ -2,7 +2,8 @@
 # What the shim learnt of an fd (its file, its path) holds only while the
 # fd is the one it saw opened: closed by any of the ways a program has
 # (close, dup2, dup3, close_range, closefrom, fclose of an fdopen'd
-# stream, syscall(SYS_close), close of a dup) and its number given to another
+# stream, syscall(SYS_close), close of a dup, and libc's other names
+# __close, __dup2, _IO_fclose) and its number given to another
 # file behind the wrappers' back, an fchown and fchmod of that number
 # land on the other file.  Then tar x and chown -R, which the kept
 # paths serve, give the records and paths they gave before.
@@ -14,7 +15,7 @@ if [ "$(uname -m)" != x86_64 ]; then
 	exit 0
 fi
 
-for how in close dup2 dup3 close_range closefrom fclose syscall fcntl; do
+for how in close __close dup2 __dup2 dup3 close_range closefrom fclose _IO_fclose syscall fcntl; do
 	must "B for $how" as_user touch "b.$how"
 	out=$(fe sh -c '"$0" "$1" "a.$1" "b.$1" && stat -c "%u:%g %a" "a.$1" "b.$1"' \
 		"$H/fdreuse" "$how" 2>&1)

@@ -16,8 +16,9 @@
  *
  * HOW: close, dup2, dup3, close_range, closefrom, fclose (of an fdopen'd
  * stream), syscall (syscall(SYS_close)), fcntl (F_DUPFD of the number,
- * closed by close: the dup's number is the one reused).  (glibc's
- * fcloseall flushes the streams but closes no fd.)
+ * closed by close: the dup's number is the one reused), and libc's other
+ * names __close, __dup2, _IO_fclose.  (glibc's fcloseall flushes the
+ * streams but closes no fd.)
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -28,6 +29,11 @@
 #include <unistd.h>
 
 #include "helper.h"
+
+/* Exported by glibc, declared by no header. */
+extern int __close(int fd);
+extern int __dup2(int oldfd, int newfd);
+extern int _IO_fclose(FILE *fp);
 
 static long raw_openat(const char *path, int flags)
 {
@@ -81,14 +87,18 @@ int main(int argc, char **argv)
 	old = fd;
 	if (!strcmp(how, "close")) {
 		close(fd);
-	} else if (!strcmp(how, "dup2") || !strcmp(how, "dup3")) {
+	} else if (!strcmp(how, "__close")) {
+		__close(fd);
+	} else if (!strcmp(how, "dup2") || !strcmp(how, "dup3") ||
+		   !strcmp(how, "__dup2")) {
 		/* The number is taken over by another file: B itself. */
 		long bfd = raw_openat(b, O_RDONLY | O_CLOEXEC);
 
 		if (bfd < 0)
 			return fail("raw open B");
-		r = !strcmp(how, "dup2") ? dup2((int)bfd, fd) :
-					   dup3((int)bfd, fd, O_CLOEXEC);
+		r = !strcmp(how, "dup2")   ? dup2((int)bfd, fd) :
+		    !strcmp(how, "__dup2") ? __dup2((int)bfd, fd) :
+					     dup3((int)bfd, fd, O_CLOEXEC);
 		if (r < 0)
 			return fail(how);
 		close((int)bfd);
@@ -98,10 +108,10 @@ int main(int argc, char **argv)
 			return fail("close_range");
 	} else if (!strcmp(how, "closefrom")) {
 		closefrom(fd);
-	} else if (!strcmp(how, "fclose")) {
+	} else if (!strcmp(how, "fclose") || !strcmp(how, "_IO_fclose")) {
 		FILE *f = fdopen(fd, "w");
 
-		if (!f || fclose(f) != 0)
+		if (!f || (!strcmp(how, "fclose") ? fclose(f) : _IO_fclose(f)))
 			return fail("fdopen/fclose");
 	} else if (!strcmp(how, "syscall")) {
 		if (syscall(SYS_close, fd) != 0)
