@@ -39,13 +39,13 @@ static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static int conn_fd = -1;   /* our socket, or -1; guarded by lock */
 static dev_t conn_dev;     /* its st_dev and st_ino, to recognise it */
 static ino_t conn_ino;
-static _Atomic pid_t conn_owner; /* the process these globals belong to */
+FE_LOAD_DATA static _Atomic pid_t conn_owner; /* the process these globals belong to */
 /* The page's one word: 0 in a fork child that has not claimed yet (the
  * kernel wiped it), CLAIMING while one of its threads does, OWNED once
  * conn_owner is right.  NULL outside a session, or on a kernel without
  * MADV_WIPEONFORK (older than 4.14), where an atfork handler does it. */
 enum { MARK_WIPED, MARK_OWNED, MARK_CLAIMING };
-static _Atomic uint32_t *fork_mark;
+FE_LOAD_DATA static _Atomic uint32_t *fork_mark;
 static atomic_int reported; /* the unreachable daemon was reported */
 static bool plain_io;      /* writev/read, not sendmsg/recv: a seccomp
 			      filter is coming or in place; guarded by lock */

@@ -117,13 +117,15 @@ static void fmt_ids(char *buf, size_t n, _Atomic uint32_t *v)
 
 /* The load-time value of name, or def when it is absent or too long for
  * n (a value that long is malformed: the child falls back to the
- * defaults, as load() would have here). */
+ * defaults, as load() would have here).  A plain copy: this runs in every
+ * fork child's exec, where fe_fmt()'s code and tables were a page fault
+ * of their own. */
 static void fmt_initial(char *buf, size_t n, const char *name,
 			const char *def)
 {
 	const char *v = fe_env_initial(name);
 
-	fe_fmt(buf, n, "%s", v && fe_slen(v) < n ? v : def);
+	fe_scopy(buf, v && fe_slen(v) < n ? v : def);
 }
 
 void fe_cred_format(char *u, char *g, char *grp, size_t n)

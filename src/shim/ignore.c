@@ -46,7 +46,8 @@ void fe_ignore_load(const char *list)
 		if (*list == ':')
 			list++;
 	}
-	fe_ignore_n = n;
+	if (n)
+		fe_ignore_n = n;
 	if (dropped)
 		fe_log("%s: %lu prefixes past the first %d are not ignored",
 		       FE_ENV_IGNORE_PATHS, (unsigned long)dropped,

@@ -9,11 +9,12 @@
 #include <dlfcn.h>
 #include <stdatomic.h>
 
-/* 0: not looked up yet; 1: looked up, absent; else the address. */
+/* 0: not looked up yet; 1: looked up, absent; else the address.  Load
+ * data: the real execve is looked up at load (session.c). */
 #define WRAP(ret, name, params)                                              \
 	fe_##name##_fn *real_##name(void)                                    \
 	{                                                                    \
-		static _Atomic uintptr_t cache;                              \
+		FE_LOAD_DATA static _Atomic uintptr_t cache;                 \
 		uintptr_t f = atomic_load_explicit(&cache,                   \
 						   memory_order_acquire);    \
 		if (!f) {                                                    \

@@ -24,26 +24,27 @@ enum {
 	ST_OFF,
 	ST_DISABLED = FE_SESSION_DISABLED,
 };
-_Atomic int fe_session_state = ST_UNKNOWN;
-static bool unknown_real; /* FAKEENV_UNKNOWN_IS_REAL=1; set before ST_ON */
-static bool sec_filtered; /* under the session's seccomp filter */
+FE_LOAD_DATA _Atomic int fe_session_state = ST_UNKNOWN;
+/* FAKEENV_UNKNOWN_IS_REAL=1; set before ST_ON */
+FE_LOAD_DATA static bool unknown_real;
+FE_LOAD_DATA static bool sec_filtered; /* under the session's seccomp filter */
 
 /* "NAME=value\0NAME=value\0\0": the FAKEENV_* entries and LD_PRELOAD at
- * load time, whatever their size: env_small when they fit (every session
- * but one with a huge LD_PRELOAD), else a mapping of their size, kept for
- * the life of the process image.  A copy, not pointers into environ: the
+ * load time, whatever their size: env_small when they fit (a session's
+ * own are some 300 bytes; 1 KiB keeps all of load's writes in one page),
+ * else a mapping of their size, kept for the life of the process image.  A copy, not pointers into environ: the
  * program may clear or rewrite its environment (clearenv, setenv,
  * environ = ...) and free what the entries pointed to. */
-static char env_small[4096];
+FE_LOAD_DATA static char env_small[1024];
 static char *env_copy = env_small;
 /* Where the first ENV_AT entries of env_copy start, so that a look-up
  * compares names and skips no values (fe_env_initial() runs a dozen
  * times in every exec, with plain loops: fe_slen() in shim.h); env_more
  * when there are more entries than that. */
 #define ENV_AT 64
-static uint32_t env_at[ENV_AT];
-static int env_n;
-static bool env_more;
+FE_LOAD_DATA static uint32_t env_at[ENV_AT];
+FE_LOAD_DATA static int env_n;
+FE_LOAD_DATA static bool env_more;
 
 extern char **environ;
 

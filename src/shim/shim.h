@@ -30,6 +30,12 @@
 
 #define FE_EXPORT __attribute__((visibility("default")))
 
+/* What every process of a session writes while it loads, kept in .data:
+ * the page the dynamic loader already writes (it clears the head of
+ * .bss), not pages of .bss of their own.  Each page a new process
+ * writes is a page fault, and fork+exec pays them all. */
+#define FE_LOAD_DATA __attribute__((section(".data.fe_load")))
+
 /* glibc >= 2.33 no longer declares the __xstat family; old binaries still
  * call them, and ours are declared by the table expansion below. */
 

@@ -96,6 +96,14 @@ check_eq "and a child of env -i still reads the prefix as real" \
 	"$(fe_opt --ignore-path "$I" -- sh -c 'chown 5 out/a; env -i /usr/bin/stat -c %u '"$I"'/b '"$W"'/out/a' 2>&1 | tr '\n' ' ')" \
 	"$TUID 5 "
 
+# A list longer than the library keeps in its own image (FAKEENV_* and
+# LD_PRELOAD past 1 KiB, then held in a mapping): env -i still restores
+# the whole of it, its last prefix included.
+long=$(for i in $(seq 20); do printf '/nonexistent/%0160d:' "$i"; done)
+check_eq "a 3.5 KB list survives env -i whole" \
+	"$(fe_opt --ignore-path "$I" -- env FAKEENV_IGNORE_PATHS="$long$I" sh -c 'env -i /usr/bin/printenv FAKEENV_IGNORE_PATHS | wc -c; chown 5 out/a; env -i /usr/bin/stat -c %u '"$I"'/b '"$W"'/out/a' 2>&1 | tr '\n' ' ')" \
+	"$(( ${#long} + ${#I} + 1 )) $TUID 5 "
+
 # The variable and the option together: the option's prefixes are
 # appended to the inherited list, and both hold.
 out=$(as_user env FAKEENV_IGNORE_PATHS="$W/ign2" "$FE" --ignore-path "$I/" -- sh -c '
