@@ -517,6 +517,12 @@ void fe_fd_paths_moved(void)
 static _Thread_local struct fdpath dircache = { .fd = -1 };
 static _Thread_local struct fdpath filecache = { .fd = -1 };
 static _Thread_local struct fdstat statcache = { .fd = -1 };
+/* A directory fd's device, for readdir (fe_fd_dev()). */
+static _Thread_local struct {
+	int fd; /* -1: empty */
+	uint32_t tok;
+	dev_t dev;
+} devcache = { .fd = -1 };
 
 #define FENCE() __atomic_signal_fence(__ATOMIC_SEQ_CST)
 
@@ -619,6 +625,38 @@ void fe_fd_caches_drop(void)
 		filecache.fd = -1;
 	if (statcache.fd != -1)
 		statcache.fd = -1;
+	if (devcache.fd != -1)
+		devcache.fd = -1;
+}
+
+int fe_fd_dev(int fd, dev_t *dev)
+{
+	uint32_t tok = fe_fd_token(fd);
+	struct stat st;
+	int r;
+
+	if (tok && devcache.fd == fd && devcache.tok == tok) {
+		dev_t d = devcache.dev;
+
+		FENCE();
+		if (devcache.fd == fd && devcache.tok == tok) {
+			*dev = d;
+			return 0;
+		}
+	}
+	r = fe_sys_fstat(fd, &st);
+	if (r < 0)
+		return r;
+	*dev = st.st_dev;
+	if (tok) {
+		devcache.fd = -1;
+		FENCE();
+		devcache.tok = tok;
+		devcache.dev = st.st_dev;
+		FENCE();
+		devcache.fd = fd;
+	}
+	return 0;
 }
 
 bool fe_fd_stat_cached(int fd, struct stat *st, uint32_t *btag)

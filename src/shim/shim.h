@@ -568,9 +568,14 @@ void fe_fd_hint_keep(int fd, uint32_t tok, const struct stat *st,
 		     const char *hint);
 
 /* Forget what this thread kept of its fds (fe_fd_hint_keep(),
- * fe_fd_stat_keep()): in an exec wrapper, which a vfork child runs in
- * its parent's memory.  Async-signal-safe. */
+ * fe_fd_stat_keep(), fe_fd_dev()): in an exec wrapper, which a vfork
+ * child runs in its parent's memory.  Async-signal-safe. */
 void fe_fd_caches_drop(void);
+
+/* st_dev of fd's file into *dev: 0, or the fstat's negative errno
+ * (errno untouched).  While fd's token holds, what this thread found last, with no
+ * fstat: readdir's d_type fix-up asks once per regular entry. */
+int fe_fd_dev(int fd, dev_t *dev);
 
 /* This process renamed a directory: the fd paths kept so far may name
  * what is no longer there. */

@@ -4,9 +4,11 @@
  * it.  An entry that says DT_REG is looked up in the shared table by
  * (st_dev of the directory, d_ino) and given the faked type.  Only while
  * the table holds a device record at all (root's ndev), so a session
- * without faked devices pays one load per entry; with some, one fstat of
- * the directory per regular entry (a cached st_dev could belong to a DIR
- * closed and reopened at the same address on another filesystem).
+ * without faked devices pays one load per entry; with some, the
+ * directory's device, which takes an fstat per regular entry unless the
+ * directory's fd has a token (fe_fd_dev(): a device kept by DIR address
+ * could belong to a DIR closed and reopened there on another
+ * filesystem; a token ends when its fd is closed).
  * Without the mapping (FAKEENV_NO_MAP=1) entries keep their real type.
  */
 #include "shim.h"
@@ -26,16 +28,17 @@ static unsigned char dtype_of(DIR *dir, const char *name, uint64_t ino,
 	struct fe_view v;
 	struct stat st;
 	uint32_t btag;
+	dev_t dev;
 	int r;
 
-	if (fe_sys_fstat(dirfd(dir), &st) < 0)
+	if (fe_fd_dev(dirfd(dir), &dev) < 0)
 		return real;
-	r = fe_map_view(st.st_dev, ino, 0, S_IFREG, 0, 0, &v);
+	r = fe_map_view(dev, ino, 0, S_IFREG, 0, 0, &v);
 	if (r < 0) {
 		/* A change on its way (or a record the mapping cannot
 		 * tell): the daemon's answer, after it. */
 		struct fe_restat re = { dirfd(dir), name, AT_SYMLINK_NOFOLLOW };
-		struct fe_meta m = { .dev = st.st_dev, .ino = ino,
+		struct fe_meta m = { .dev = dev, .ino = ino,
 				     .mode = S_IFREG, .re = &re };
 
 		fe_meta_get(&m);

@@ -29,4 +29,23 @@ check_eq "find -type b finds the faked block device" "$(pick find-b <<<"$out")" 
 check_eq "find -type f finds only the regular file" "$(pick find-f <<<"$out")" "d/f"
 check_eq "without the mapping (FAKEENV_NO_MAP=1) entries keep their real types" \
 	"$(pick nomap <<<"$out")" "b reg c reg f reg p fifo sub dir "
+
+# A directory's device is kept while its fd's token holds (no fstat per
+# entry): a directory on another filesystem, opened after the first is
+# closed, under the same fd number, must be looked up by its own device
+# (the other one's would show its device as a regular file).
+if fs_dir X ext4 && fs_dir Y tmpfs; then
+	out=$(fe sh -c '
+		for d in "$1" "$2"; do mknod "$d/c" c 1 2 && touch "$d/f" || exit 1; done
+		for c in readdir readdir64 readdir_r readdir64_r; do
+			echo "$c $($H/dent -o $c "$1" "$2" "$1" | sed "s#^$1 #X #; s#^$2 #Y #" | sort -u | tr "\n" " ")"
+		done
+	' sh "$X" "$Y" 2>&1)
+	for c in readdir readdir64 readdir_r readdir64_r; do
+		check_eq "$c: ext4, tmpfs, ext4 under one fd number: each device shows" \
+			"$(pick $c <<<"$out")" "X c chr X f reg Y c chr Y f reg "
+	done
+else
+	skip "one fd number over two filesystems" "no ext4 and tmpfs directory for the test user here"
+fi
 done_testing

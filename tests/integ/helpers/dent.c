@@ -2,11 +2,15 @@
  * dent: directory entries through each readdir entry point.
  *   dent CALL DIR    prints "NAME TYPE" for each entry but . and ..,
  *                    TYPE one of reg dir chr blk fifo sock lnk unknown
+ *   dent -o CALL DIR...  each DIR in turn as open(O_DIRECTORY) +
+ *                    fdopendir, then closedir: one fd number for all of
+ *                    them, reused; "DIR NAME TYPE"
  * CALL: readdir readdir64 readdir_r readdir64_r
  */
 #include "helper.h"
 
 #include <dirent.h>
+#include <fcntl.h>
 
 #pragma GCC diagnostic ignored "-Wdeprecated-declarations"
 
@@ -32,23 +36,17 @@ static const char *tname(unsigned char t)
 	}
 }
 
+static const char *prefix = "";
+
 static void show(const char *name, unsigned char t)
 {
 	if (strcmp(name, ".") && strcmp(name, ".."))
-		printf("%s %s\n", name, tname(t));
+		printf("%s%s %s\n", prefix, name, tname(t));
 }
 
-int main(int argc, char **argv)
+static int list(DIR *d, const char *c)
 {
-	DIR *d;
-
-	if (argc != 3)
-		return usage("dent CALL DIR");
-	d = opendir(argv[2]);
-	if (!d)
-		return err_out(errno);
 	for (;;) {
-		const char *c = argv[1];
 
 		errno = 0;
 		if (!strcmp(c, "readdir")) {
@@ -76,11 +74,36 @@ int main(int argc, char **argv)
 				break;
 			show(e->d_name, e->d_type);
 		} else {
-			return usage("dent CALL DIR");
+			return usage("dent [-o] CALL DIR...");
 		}
 	}
 	if (errno)
 		return err_out(errno);
 	closedir(d);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	char buf[4096];
+	DIR *d;
+
+	if (argc == 3 && argv[1][0] != '-') {
+		d = opendir(argv[2]);
+		return d ? list(d, argv[1]) : err_out(errno);
+	}
+	if (argc < 4 || strcmp(argv[1], "-o"))
+		return usage("dent [-o] CALL DIR...");
+	for (int i = 3; i < argc; i++) {
+		int fd = open(argv[i], O_RDONLY | O_DIRECTORY | O_CLOEXEC), r;
+
+		if (fd < 0 || !(d = fdopendir(fd)))
+			return err_out(errno);
+		snprintf(buf, sizeof(buf), "%s ", argv[i]);
+		prefix = buf;
+		r = list(d, argv[2]);
+		if (r)
+			return r;
+	}
 	return 0;
 }
