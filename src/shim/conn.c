@@ -39,7 +39,8 @@ static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static int conn_fd = -1;   /* our socket, or -1; guarded by lock */
 static dev_t conn_dev;     /* its st_dev and st_ino, to recognise it */
 static ino_t conn_ino;
-FE_LOAD_DATA static _Atomic pid_t conn_owner; /* the process these globals belong to */
+/* The process these globals belong to. */
+FE_LOAD_DATA static _Atomic pid_t conn_owner;
 /* The page's one word: 0 in a fork child that has not claimed yet (the
  * kernel wiped it), CLAIMING while one of its threads does, OWNED once
  * conn_owner is right.  NULL outside a session, or on a kernel without

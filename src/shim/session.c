@@ -32,9 +32,10 @@ FE_LOAD_DATA static bool sec_filtered; /* under the session's seccomp filter */
 /* "NAME=value\0NAME=value\0\0": the FAKEENV_* entries and LD_PRELOAD at
  * load time, whatever their size: env_small when they fit (a session's
  * own are some 300 bytes; 1 KiB keeps all of load's writes in one page),
- * else a mapping of their size, kept for the life of the process image.  A copy, not pointers into environ: the
- * program may clear or rewrite its environment (clearenv, setenv,
- * environ = ...) and free what the entries pointed to. */
+ * else a mapping of their size, kept for the life of the process image.
+ * A copy, not pointers into environ: the program may clear or rewrite
+ * its environment (clearenv, setenv, environ = ...) and free what the
+ * entries pointed to. */
 FE_LOAD_DATA static char env_small[1024];
 static char *env_copy = env_small;
 /* Where the first ENV_AT entries of env_copy start, so that a look-up

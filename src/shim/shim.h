@@ -573,8 +573,9 @@ void fe_fd_hint_keep(int fd, uint32_t tok, const struct stat *st,
 void fe_fd_caches_drop(void);
 
 /* st_dev of fd's file into *dev: 0, or the fstat's negative errno
- * (errno untouched).  While fd's token holds, what this thread found last, with no
- * fstat: readdir's d_type fix-up asks once per regular entry. */
+ * (errno untouched).  While fd's token holds, what this thread found
+ * last, with no fstat: readdir's d_type fix-up asks once per regular
+ * entry. */
 int fe_fd_dev(int fd, dev_t *dev);
 
 /* This process renamed a directory: the fd paths kept so far may name

@@ -47,7 +47,6 @@ static void show(const char *name, unsigned char t)
 static int list(DIR *d, const char *c)
 {
 	for (;;) {
-
 		errno = 0;
 		if (!strcmp(c, "readdir")) {
 			struct dirent *e = readdir(d);
