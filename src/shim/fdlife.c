@@ -4,7 +4,7 @@
  * again without a system call to check it is still that fd's.
  *
  * An fd number gets a token when the program opens it through one of our
- * open wrappers (or dup, or fcntl's F_DUPFD; not fopen, which opens
+ * open wrappers (or dup, fcntl's F_DUPFD, opendir; not fopen, which opens
  * inside libc), and loses it when the
  * program closes it through one of ours: close, dup2 or dup3 onto it
  * (and libc's other names for them, __close, __dup2, _IO_fclose),
@@ -13,7 +13,7 @@
  * the two, the number names the one open file it was given: the kernel
  * hands a number out again only after a close, and every way libc closes
  * an fd the program opened is one of those.  An fd opened any other way
- * (inside libc: opendir, fts, nftw; socket; inherited) has no token: the
+ * (inside libc: fts, nftw, scandir; socket; inherited) has no token: the
  * callers check it with an fstat as before.
  *
  * Tokens are unique in the process (a counter), not per number, so that
@@ -117,6 +117,18 @@ int __close(int fd)
 int dup(int fd)
 {
 	return fe_fd_opened((int)fe_syscall(SYS_dup, fd));
+}
+
+/* Opened inside libc, past our open wrappers; closedir ends it.  ls and
+ * cp -a read directories so, and readdir asks for the directory's
+ * device once per regular entry where the table holds devices. */
+DIR *opendir(const char *name)
+{
+	DIR *d = REAL_PTR(opendir, name);
+
+	if (d)
+		(void)fe_fd_opened(dirfd(d));
+	return d;
 }
 
 /* fcntl's third argument is an int or a pointer: read as a pointer, as

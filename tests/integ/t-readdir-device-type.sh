@@ -37,13 +37,17 @@ check_eq "without the mapping (FAKEENV_NO_MAP=1) entries keep their real types" 
 if fs_dir X ext4 && fs_dir Y tmpfs; then
 	out=$(fe sh -c '
 		for d in "$1" "$2"; do mknod "$d/c" c 1 2 && touch "$d/f" || exit 1; done
-		for c in readdir readdir64 readdir_r readdir64_r; do
-			echo "$c $($H/dent -o $c "$1" "$2" "$1" | sed "s#^$1 #X #; s#^$2 #Y #" | sort -u | tr "\n" " ")"
+		for o in o d; do
+			for c in readdir readdir64 readdir_r readdir64_r; do
+				echo "$o$c $($H/dent -$o $c "$1" "$2" "$1" | sed "s#^$1 #X #; s#^$2 #Y #" | sort -u | tr "\n" " ")"
+			done
 		done
 	' sh "$X" "$Y" 2>&1)
 	for c in readdir readdir64 readdir_r readdir64_r; do
-		check_eq "$c: ext4, tmpfs, ext4 under one fd number: each device shows" \
-			"$(pick $c <<<"$out")" "X c chr X f reg Y c chr Y f reg "
+		check_eq "$c, fdopendir: ext4, tmpfs, ext4 under one fd number: each device shows" \
+			"$(pick o$c <<<"$out")" "X c chr X f reg Y c chr Y f reg "
+		check_eq "$c, opendir: the same" \
+			"$(pick d$c <<<"$out")" "X c chr X f reg Y c chr Y f reg "
 	done
 else
 	skip "one fd number over two filesystems" "no ext4 and tmpfs directory for the test user here"

@@ -5,6 +5,7 @@
  *   dent -o CALL DIR...  each DIR in turn as open(O_DIRECTORY) +
  *                    fdopendir, then closedir: one fd number for all of
  *                    them, reused; "DIR NAME TYPE"
+ *   dent -d CALL DIR...  the same, each DIR by opendir
  * CALL: readdir readdir64 readdir_r readdir64_r
  */
 #include "helper.h"
@@ -73,7 +74,7 @@ static int list(DIR *d, const char *c)
 				break;
 			show(e->d_name, e->d_type);
 		} else {
-			return usage("dent [-o] CALL DIR...");
+			return usage("dent [-o|-d] CALL DIR...");
 		}
 	}
 	if (errno)
@@ -91,12 +92,18 @@ int main(int argc, char **argv)
 		d = opendir(argv[2]);
 		return d ? list(d, argv[1]) : err_out(errno);
 	}
-	if (argc < 4 || strcmp(argv[1], "-o"))
-		return usage("dent [-o] CALL DIR...");
+	if (argc < 4 || (strcmp(argv[1], "-o") && strcmp(argv[1], "-d")))
+		return usage("dent [-o|-d] CALL DIR...");
 	for (int i = 3; i < argc; i++) {
-		int fd = open(argv[i], O_RDONLY | O_DIRECTORY | O_CLOEXEC), r;
+		int fd = -1, r;
 
-		if (fd < 0 || !(d = fdopendir(fd)))
+		if (argv[1][1] == 'd')
+			d = opendir(argv[i]);
+		else if ((fd = open(argv[i], O_RDONLY | O_DIRECTORY | O_CLOEXEC)) >= 0)
+			d = fdopendir(fd);
+		else
+			d = NULL;
+		if (!d)
 			return err_out(errno);
 		snprintf(buf, sizeof(buf), "%s ", argv[i]);
 		prefix = buf;
