@@ -8,15 +8,18 @@
  * cannot give files away: UID:GID are his own ids and STEP 0, the same
  * calls, which succeed and change nothing.  The tree is made outside the
  * timing, so that only lchown and lstat are measured.  All start together
- * (a pipe is the gate).
+ * (a pipe is the gate).  With "each" every lchown is followed at once by
+ * the lstat of the same file (a program reading back its own change),
+ * instead of all the lchowns, then all the lstats.
  *
- *   mp P N TREE [UID GID STEP]
+ *   mp P N TREE [UID GID STEP [each]]
  *
  * N: files in TREE (mktree TREE N), a multiple of 100 * P.  UID GID STEP
  * default to getuid() getgid() 0.
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -41,56 +44,79 @@ static void file_path(char *buf, size_t size, const char *tree, long leaf,
 		 leaf % PER_MID, f);
 }
 
+static int do_chown(const char *path, uid_t uid, gid_t gid)
+{
+	if (lchown(path, uid, gid) != 0) {
+		perror(path);
+		return 1;
+	}
+	return 0;
+}
+
+static int do_check(const char *path, uid_t uid, gid_t gid)
+{
+	struct stat st;
+
+	if (lstat(path, &st) != 0) {
+		perror(path);
+		return 1;
+	}
+	if (st.st_uid != uid || st.st_gid != gid) {
+		fprintf(stderr, "%s: owner %u:%u, expected %u:%u\n", path,
+			(unsigned)st.st_uid, (unsigned)st.st_gid,
+			(unsigned)uid, (unsigned)gid);
+		return 1;
+	}
+	return 0;
+}
+
 static int child(int gate, int k, int np, long leaves, const char *tree,
-		 uid_t uid, gid_t gid)
+		 uid_t uid, gid_t gid, int each)
 {
 	char path[4096], c;
-	struct stat st;
 
 	if (read(gate, &c, 1) < 0)
 		return 1;
 	for (long leaf = k; leaf < leaves; leaf += np)
 		for (int f = 0; f < PER_LEAF; f++) {
 			file_path(path, sizeof(path), tree, leaf, f);
-			if (lchown(path, uid, gid) != 0) {
-				perror(path);
+			if (do_chown(path, uid, gid) ||
+			    (each && do_check(path, uid, gid)))
 				return 1;
-			}
 		}
+	if (each)
+		return 0;
 	for (long leaf = k; leaf < leaves; leaf += np)
 		for (int f = 0; f < PER_LEAF; f++) {
 			file_path(path, sizeof(path), tree, leaf, f);
-			if (lstat(path, &st) != 0) {
-				perror(path);
+			if (do_check(path, uid, gid))
 				return 1;
-			}
-			if (st.st_uid != uid || st.st_gid != gid) {
-				fprintf(stderr,
-					"%s: owner %u:%u, expected %u:%u\n",
-					path, (unsigned)st.st_uid,
-					(unsigned)st.st_gid, (unsigned)uid,
-					(unsigned)gid);
-				return 1;
-			}
 		}
 	return 0;
 }
 
 int main(int argc, char **argv)
 {
-	int np, gate[2], st, bad = 0;
+	int np, gate[2], st, bad = 0, each = 0;
 	long n, step = 0;
 	uid_t uid = getuid();
 	gid_t gid = getgid();
 	double t0;
 
-	if (argc != 4 && argc != 7) {
-		fprintf(stderr, "usage: mp P N TREE [UID GID STEP]\n");
+	if (argc != 4 && argc != 7 && argc != 8) {
+		fprintf(stderr, "usage: mp P N TREE [UID GID STEP [each]]\n");
 		return 2;
+	}
+	if (argc == 8) {
+		if (strcmp(argv[7], "each") != 0) {
+			fprintf(stderr, "mp: '%s': not 'each'\n", argv[7]);
+			return 2;
+		}
+		each = 1;
 	}
 	np = atoi(argv[1]);
 	n = atol(argv[2]);
-	if (argc == 7) {
+	if (argc >= 7) {
 		uid = (uid_t)strtoul(argv[4], NULL, 10);
 		gid = (gid_t)strtoul(argv[5], NULL, 10);
 		step = atol(argv[6]);
@@ -115,7 +141,7 @@ int main(int argc, char **argv)
 			close(gate[1]);
 			_exit(child(gate[0], k, np, n / PER_LEAF, argv[3],
 				    uid + (uid_t)(k * step),
-				    gid + (gid_t)(k * step)));
+				    gid + (gid_t)(k * step), each));
 		}
 	}
 	close(gate[0]);
@@ -128,7 +154,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "mp: a child failed\n");
 		return 1;
 	}
-	printf("mp: %d x %ld lchown, then lstat, in %.6f s\n", np, n / np,
-	       now() - t0);
+	printf("mp: %d x %ld lchown, %s lstat, in %.6f s\n", np, n / np,
+	       each ? "each with its" : "then", now() - t0);
 	return 0;
 }

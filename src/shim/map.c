@@ -195,24 +195,52 @@ static bool pend_settled(uint32_t *pend, const uint32_t *c)
 	return false;
 }
 
-/* Whether a view of (dev, ino) may be read from the table now: its
- * bucket holds no change in flight, or (wait) none once the daemon took
- * what it had, or (mine) only this thread's last change, an op mine on
- * that inode. */
-static bool settled(uint32_t *pend, uint64_t dev, uint64_t ino, bool wait,
-		    uint16_t mine)
-{
-	uint32_t *c = fe_pend_at(pend, dev, ino);
+struct look {
+	const struct fe_map_root *root;
+	uint64_t dev, ino;
+};
 
-	if (wait)
-		return pend_settled(pend, c);
-	return !__atomic_load_n(c, __ATOMIC_ACQUIRE) ||
-	       (mine && fe_ring_only_mine(pend, dev, ino, mine));
+static int look_up(void *ctx, struct fe_slot *rec)
+{
+	const struct look *l = ctx;
+	int r = fe_map_lookup(l->root, resolve, NULL, l->dev, l->ino, rec);
+
+	if (r == 0)
+		rec->flags = 0;
+	return r < 0 ? -1 : r;
+}
+
+/*
+ * The record at (dev, ino) as the table shows it (1, 0: none), or as it
+ * will once the changes in flight in its bucket are in: this process's
+ * own laid over it (fe_ring_overlay()), or (wait) none left once the
+ * daemon took what it had.  -ENOENT: an array root names is not mapped
+ * here; -1: ask the daemon.
+ */
+static int lookup(const struct fe_map_root *root, uint32_t *pend,
+		  uint64_t dev, uint64_t ino, bool wait, struct fe_slot *rec)
+{
+	struct look l = { root, dev, ino };
+	uint32_t *c = pend ? fe_pend_at(pend, dev, ino) : NULL;
+	int r;
+
+	/* A change to this bucket is on its way to the table: the daemon
+	 * answers once it is in (fakeenv/map.h). */
+	if (c && __atomic_load_n(c, __ATOMIC_ACQUIRE)) {
+		r = fe_ring_overlay(pend, dev, ino,
+				    (root->flags & FE_MAP_UNKNOWN_REAL) != 0,
+				    look_up, &l, rec);
+		if (r >= 0)
+			return r;
+		if (!wait || !pend_settled(pend, c))
+			return -1;
+	}
+	return fe_map_lookup(root, resolve, NULL, dev, ino, rec);
 }
 
 static int view(uint64_t dev, uint64_t ino, uint32_t btag, uint32_t real_mode,
 		uint32_t real_uid, uint32_t real_gid, bool wait,
-		uint16_t mine, struct fe_view *v)
+		struct fe_view *v)
 {
 	const struct fe_map_root *root;
 	struct fe_slot rec;
@@ -222,17 +250,12 @@ static int view(uint64_t dev, uint64_t ino, uint32_t btag, uint32_t real_mode,
 		return -1;
 	root = atomic_load_explicit(&mroot, memory_order_acquire);
 	for (int attempt = 0; attempt < 2 && r == -ENOENT; attempt++) {
-		uint32_t *pend;
-
 		if ((!root || attempt > 0) && fetch() < 0)
 			return -1;
 		root = atomic_load_explicit(&mroot, memory_order_acquire);
-		/* A change to this bucket is on its way to the table: the
-		 * daemon answers once it is in (fakeenv/map.h). */
-		pend = atomic_load_explicit(&mpend, memory_order_acquire);
-		if (pend && !settled(pend, dev, ino, wait, mine))
-			return -1;
-		r = fe_map_lookup(root, resolve, NULL, dev, ino, &rec);
+		r = lookup(root,
+			   atomic_load_explicit(&mpend, memory_order_acquire),
+			   dev, ino, wait, &rec);
 	}
 	if (r < 0)
 		return -1;
@@ -247,14 +270,13 @@ static int view(uint64_t dev, uint64_t ino, uint32_t btag, uint32_t real_mode,
 int fe_map_view(uint64_t dev, uint64_t ino, uint32_t btag, uint32_t real_mode,
 		uint32_t real_uid, uint32_t real_gid, struct fe_view *v)
 {
-	return view(dev, ino, btag, real_mode, real_uid, real_gid, true, 0, v);
+	return view(dev, ino, btag, real_mode, real_uid, real_gid, true, v);
 }
 
-int fe_map_view_now(const struct stat *st, uint32_t btag, uint16_t mine,
-		    struct fe_view *v)
+int fe_map_view_now(const struct stat *st, uint32_t btag, struct fe_view *v)
 {
 	return view(st->st_dev, st->st_ino, btag, st->st_mode, st->st_uid,
-		    st->st_gid, false, mine, v);
+		    st->st_gid, false, v);
 }
 
 uint32_t *fe_map_pend(void)

@@ -781,7 +781,7 @@ int fe_created(int dirfd, const char *path, int fd, int stat_flags,
 	/* No record at this inode and none needed: CREATE would change
 	 * nothing (a record left by a dead file shows in the mapping, and
 	 * then CREATE goes and clears it). */
-	if (!(req.flags & FE_F_MODE) && fe_map_view_now(&st, btag, 0, &v) == 0 &&
+	if (!(req.flags & FE_F_MODE) && fe_map_view_now(&st, btag, &v) == 0 &&
 	    v.uid == req.uid && v.gid == req.gid) {
 		if (fd >= 0 && path)
 			fe_fd_hint_keep(fd, tok, &st,

@@ -19,6 +19,7 @@
 #include <time.h>
 
 #include "common/mapread.h"
+#include "fakeenv/rec.h"
 #include "fakeenv/ring.h"
 
 #define RING_BYTES (sizeof(struct fe_ring) + FE_RING_DATA)
@@ -43,15 +44,6 @@ static atomic_int resync;       /* the next change waits for its reply */
 /* This thread is in fe_ring_put(): a signal handler that interrupts it
  * must not write (the entry half-written is its thread's). */
 static _Thread_local volatile sig_atomic_t writing;
-
-/* This thread's last change through the ring that raised a counter:
- * which, on what, and where it ends (fe_ring_only_mine()). */
-static _Thread_local struct {
-	struct fe_ring *r;
-	const uint32_t *c;
-	uint64_t dev, ino, end;
-	uint16_t op;
-} last;
 
 static uint64_t now_us(void)
 {
@@ -304,17 +296,6 @@ int fe_ring_put(struct fe_req *req, const char *tail, size_t len,
 	writing = 0;
 	if (!end)
 		return res;
-	if (c) {
-		last.r = NULL;
-		__atomic_signal_fence(__ATOMIC_SEQ_CST);
-		last.c = c;
-		last.dev = req->dev;
-		last.ino = req->ino;
-		last.op = req->op;
-		last.end = end;
-		__atomic_signal_fence(__ATOMIC_SEQ_CST);
-		last.r = r;
-	}
 	/* Published, and the daemon will look again past the margin. */
 	if (!__atomic_load_n(&r->closed, __ATOMIC_ACQUIRE) &&
 	    awake_for(pend, FE_RING_MARGIN_US))
@@ -337,20 +318,69 @@ int fe_ring_put(struct fe_req *req, const char *tail, size_t len,
 	return 0;
 }
 
-bool fe_ring_only_mine(uint32_t *pend, uint64_t dev, uint64_t ino,
-		       uint16_t op)
+/*
+ * Lay what own_pending() counts as ours and (dev, ino)'s over rec, in the
+ * order written.  They are all there is in flight in c's bucket when
+ * they are as many as c says: c before tail, as in raise_own().  The
+ * table is read after tail and tail again after it: the daemon moves
+ * tail past an entry before it applies it, so an unmoved tail says that
+ * what the table showed holds none of them, and then the view is exact
+ * (no entry applied twice, none missed).
+ */
+static int overlay_locked(const struct fe_ring *r, uint32_t *pend,
+			  uint64_t dev, uint64_t ino, bool unknown_is_real,
+			  fe_ring_look_fn *look, void *ctx, struct fe_slot *rec)
 {
-	struct fe_ring *r = last.r;
-	const uint32_t *c;
+	const uint32_t *c = fe_pend_at(pend, dev, ino);
+	uint32_t v = __atomic_load_n(c, __ATOMIC_ACQUIRE);
+	uint64_t t = __atomic_load_n(&r->tail, __ATOMIC_ACQUIRE);
+	uint64_t head = __atomic_load_n(&r->head, __ATOMIC_RELAXED);
 
-	if (!r || r != atomic_load_explicit(&ring, memory_order_acquire) ||
-	    last.dev != dev || last.ino != ino || last.op != op)
-		return false;
-	c = fe_pend_at(pend, dev, ino);
-	/* The counter before tail: the daemon moves tail past an entry
-	 * before it lowers its counter, so a 1 read first and our entry
-	 * not taken after mean that the 1 was ours. */
-	if (c != last.c || __atomic_load_n(c, __ATOMIC_ACQUIRE) != 1)
-		return false;
-	return __atomic_load_n(&r->tail, __ATOMIC_ACQUIRE) < last.end;
+	if (head - t > FE_RING_DATA || v != own_pending(r, t, head, pend, c))
+		return -1;
+	if (look(ctx, rec) < 0)
+		return -1;
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	if (__atomic_load_n(&r->tail, __ATOMIC_ACQUIRE) != t)
+		return -1;
+	while (t < head) {
+		uint64_t off = t & RING_MASK;
+		struct fe_ring_frame f;
+		struct fe_req q;
+
+		memcpy(&f, r->data + off, sizeof(f));
+		if (f.kind != FE_RING_MSG) {
+			t += FE_RING_DATA - off;
+			continue;
+		}
+		memcpy(&q, r->data + off + sizeof(f), sizeof(q));
+		if (fe_op_pends(q.op) && q.dev == dev && q.ino == ino)
+			fe_rec_apply(rec, &q, unknown_is_real);
+		t += fe_ring_span(f.len);
+	}
+	return (rec->flags & FE_SLOT_USED) ? 1 : 0;
+}
+
+int fe_ring_overlay(uint32_t *pend, uint64_t dev, uint64_t ino,
+		    bool unknown_is_real, fe_ring_look_fn *look, void *ctx,
+		    struct fe_slot *rec)
+{
+	struct fe_ring *r = atomic_load_explicit(&ring, memory_order_acquire);
+	int res;
+
+	if (!r || writing || !fe_conn_owned() ||
+	    pend != atomic_load_explicit(&ring_pend, memory_order_relaxed))
+		return -1;
+	writing = 1;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	if (!take_lock(r)) {
+		writing = 0;
+		return -1;
+	}
+	res = overlay_locked(r, pend, dev, ino, unknown_is_real, look, ctx,
+			     rec);
+	__atomic_store_n(&r->lock, 0, __ATOMIC_RELEASE);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	writing = 0;
+	return res;
 }

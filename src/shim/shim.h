@@ -377,11 +377,21 @@ bool fe_ring_resync(void);
  * with pend the counters. */
 bool fe_ring_daemon_awake(uint32_t *pend);
 
-/* Whether the one change in flight in (dev, ino)'s bucket is this
- * thread's last through the ring, an op on that very inode: what the
- * table shows of it is then all but that change. */
-bool fe_ring_only_mine(uint32_t *pend, uint64_t dev, uint64_t ino,
-		       uint16_t op);
+/* A lookup of the shared table for fe_ring_overlay(): 1 and the slot in
+ * *rec, 0 (no record: rec->flags 0), or -1 (cannot tell). */
+typedef int fe_ring_look_fn(void *ctx, struct fe_slot *rec);
+
+/*
+ * What the table will show of (dev, ino) once this process's changes in
+ * its ring are in, when they are all the changes in flight in its
+ * bucket: look()'s slot with them laid over it (fakeenv/rec.h).  Returns
+ * 1 (a record, in *rec), 0 (none) or -1 (others' changes are in flight
+ * there too, or the daemon took one of ours meanwhile: wait, or ask).
+ * Async-signal-safe; errno untouched.
+ */
+int fe_ring_overlay(uint32_t *pend, uint64_t dev, uint64_t ino,
+		    bool unknown_is_real, fe_ring_look_fn *look, void *ctx,
+		    struct fe_slot *rec);
 
 /* --- the shared table (map.c) --- */
 
@@ -399,14 +409,10 @@ int fe_map_view(uint64_t dev, uint64_t ino, uint32_t btag, uint32_t real_mode,
 		uint32_t real_uid, uint32_t real_gid, struct fe_view *v);
 
 /* The same for st, but -1 at once where a change to its bucket is still
- * on its way to the table, instead of waiting for it: for a change that
- * would rather be sent, maybe for nothing, than wait to know.  mine
- * (an op, or 0): unless the one change in flight there is this thread's
- * last, that op on st's inode (fe_ring_only_mine()), which the caller
- * knows to leave what it asks about as the table shows it (tar x's
- * chmod right after its chown). */
-int fe_map_view_now(const struct stat *st, uint32_t btag, uint16_t mine,
-		    struct fe_view *v);
+ * on its way to the table, instead of waiting for it, unless the changes
+ * there are all this process's (fe_ring_overlay()): for a change that
+ * would rather be sent, maybe for nothing, than wait to know. */
+int fe_map_view_now(const struct stat *st, uint32_t btag, struct fe_view *v);
 
 /*
  * One-way changes (fakeenv/map.h): raise the pending counter of (dev,

@@ -26,7 +26,7 @@ static bool chown_is_noop(const struct stat *st, uint32_t btag, uint32_t uid,
 			  uint32_t gid)
 {
 	struct fe_view v;
-	int r = fe_map_view_now(st, btag, 0, &v);
+	int r = fe_map_view_now(st, btag, &v);
 
 	/* A kept security.capability goes with any chown of a file. */
 	if (r < 0 || (v.xattr && !S_ISDIR(st->st_mode)))
@@ -174,15 +174,13 @@ static int mode_core(int fd, int dirfd, const char *path, mode_t mode,
 	/* The real file now has exactly the mode asked for, and what stat
 	 * shows over it is that mode (no record, or one that fakes no bits
 	 * or these): a CHMOD would change nothing, unless a kept access ACL
-	 * is to be rewritten.  Our own CHOWN of the file still in flight
-	 * leaves that so: it changes a faked mode only by its set-id bits,
-	 * which such a mode has none of, and the kept xattrs only where
-	 * there are some. */
+	 * is to be rewritten.  The view holds our own changes still in
+	 * flight (tar x's chown just before). */
 	if (r == 0 && (mode & 07777) == real) {
 		struct stat now = st;
 
 		now.st_mode = (st.st_mode & S_IFMT) | real;
-		if (fe_map_view_now(&now, btag, FE_OP_CHOWN, &v) >= 0 &&
+		if (fe_map_view_now(&now, btag, &v) >= 0 &&
 		    !v.xattr &&
 		    (v.mode & 07777) == real)
 			return 0;
