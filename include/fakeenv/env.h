@@ -75,6 +75,14 @@
 	X(FE_ENV_LAUNCHER, FE_ENV_LAUNCHER)        \
 	X(FE_ENV_FAKEROOTKEY, FE_ENV_SOCKET)
 
+/* "H:F:PATH" in a process that chrooted (the shim's chroot.c): H the fd
+ * of an O_PATH open of the host's root, kept across exec; F 'n' when the
+ * process is in the user namespace the shim made for it, 'k' when the
+ * kernel granted the chroot itself; PATH the host path of the current
+ * root ("" for the host's).  Set by the shim, always replaced by the exec
+ * wrappers with the current value. */
+#define FE_ENV_ROOT "FAKEENV_ROOT"
+
 /* The launcher's default for --state DIR: a persistent session.  Read by
  * the launcher (and by `fakeenv checkpoint` and `status`); set for CMD in
  * a --state session, where the shim waits a moment for a daemon being

@@ -455,6 +455,16 @@ static const char *join(char *buf, size_t size, size_t len, const char *path)
 	return buf;
 }
 
+/* A path seen inside a chroot as the host sees it: the session's paths
+ * are the host's. */
+static const char *outside(char *buf, size_t size)
+{
+	if (fe_root_fd() < 0)
+		return buf;
+	fe_root_outside(buf, size);
+	return buf[0] ? buf : NULL;
+}
+
 const char *fe_fdpath(int fd, char *buf, size_t size)
 {
 	char link[32];
@@ -467,7 +477,7 @@ const char *fe_fdpath(int fd, char *buf, size_t size)
 	if (n <= 0 || buf[0] != '/')
 		return NULL;
 	buf[n] = '\0';
-	return buf;
+	return outside(buf, size);
 }
 
 /*
@@ -703,10 +713,10 @@ const char *fe_abspath(int dirfd, const char *path, char *buf, size_t size)
 
 		if (n + 1 > size)
 			return NULL;
-		return memcpy(buf, path, n + 1);
+		return outside(memcpy(buf, path, n + 1), size);
 	}
 	if (dirfd == AT_FDCWD) {
-		if (!getcwd(buf, size)) {
+		if (!getcwd(buf, size) || !outside(buf, size)) {
 			errno = saved;
 			return NULL;
 		}

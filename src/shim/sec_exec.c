@@ -106,7 +106,7 @@ out:
 const char *fe_sec_spawn_via(bool search, const char *path, char *buf,
 			     size_t size)
 {
-	const char *via = fe_env_initial(FE_ENV_LAUNCHER);
+	const char *via = fe_root_launcher();
 	const char *file;
 	int saved = errno;
 	bool arm;

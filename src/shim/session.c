@@ -153,6 +153,8 @@ int fe_session_init(void)
 		}
 		if (s == ST_ON)
 			fe_ignore_load(fe_env_initial(FE_ENV_IGNORE_PATHS));
+		if (s == ST_ON || s == ST_DISABLED)
+			fe_root_load();
 		atomic_store_explicit(&fe_session_state, s, memory_order_release);
 		return s;
 	}
@@ -207,7 +209,7 @@ const char *fe_socket_path(void)
 	if (fe_session_init() != ST_ON)
 		return "";
 	s = fe_env_initial(FE_ENV_SOCKET);
-	return s ? s : "";
+	return s ? fe_root_sock(s) : "";
 }
 
 /* The one symbol looked up at load, in a session only: the real execve,

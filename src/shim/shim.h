@@ -250,6 +250,24 @@ bool fe_unknown_is_real(void);
 /* The daemon's socket path, "" outside a session. */
 const char *fe_socket_path(void);
 
+/* --- chroot (chroot.c) --- */
+
+/* FAKEENV_ROOT read at load. */
+void fe_root_load(void);
+/* The fd on the host's root once the process chrooted, else -1. */
+int fe_root_fd(void);
+/* "FAKEENV_ROOT=..." for a child's environment, or NULL when not
+ * chrooted. */
+const char *fe_root_ent(void);
+/* Our library, the daemon's socket (host path sock), the launcher, as
+ * this process reaches them. */
+const char *fe_root_lib(void);
+const char *fe_root_sock(const char *sock);
+const char *fe_root_launcher(void);
+/* The absolute path in buf (inside the root) as the host's; "" when it
+ * does not fit. */
+void fe_root_outside(char *buf, size_t size);
+
 /* Value of NAME in the environment as it was when the library loaded
  * (captured once; later setenv/clearenv by the program do not change it),
  * or NULL. */

@@ -38,8 +38,8 @@ static const char *const ids[] = { FE_ENV_UIDS, FE_ENV_GIDS, FE_ENV_GROUPS };
 #define N_IDS 3
 
 /* At most this many entries beyond the caller's: LD_PRELOAD, the restored
- * ones, the ids, the final NULL. */
-#define EXTRA (1 + N_RESTORED + N_IDS + 1)
+ * ones, the ids, FAKEENV_ROOT, the final NULL. */
+#define EXTRA (1 + N_RESTORED + N_IDS + 1 + 1)
 
 /* One real call to make, whatever its envp. */
 enum how { EXECVE, EXECVPE, FEXECVE, EXECVEAT, SPAWN, SPAWNP };
@@ -245,6 +245,9 @@ struct scan {
 	const char *value[N_RESTORED]; /* load-time values to put back */
 	const char *id_seen[N_IDS];    /* the last entry of each id */
 	int id_count[N_IDS];           /* entries of each id */
+	const char *root;              /* fe_root_ent(), or NULL */
+	const char *root_seen;         /* the last FAKEENV_ROOT entry */
+	int root_count;                /* FAKEENV_ROOT entries */
 	/* The current ids, "NAME=value"; id_ent[i] + strlen(ids[i]) + 1 is
 	 * the value. */
 	char id_ent[N_IDS][sizeof(FE_ENV_GROUPS) + FE_CRED_BUF];
@@ -256,7 +259,8 @@ static void scan_env(struct scan *s, char *const envp[])
 
 	/* Not id_ent, which is written whole below. */
 	memset(s, 0, offsetof(struct scan, id_ent));
-	s->lib = fe_env_initial(FE_ENV_LIB);
+	s->lib = fe_root_lib();
+	s->root = fe_root_ent();
 	for (int i = 0; i < N_RESTORED; i++)
 		s->value[i] = fe_env_initial(restored_from[i]);
 	for (char *const *e = envp; e && *e; e++, s->n++) {
@@ -270,6 +274,10 @@ static void scan_env(struct scan *s, char *const envp[])
 				s->id_seen[i] = *e;
 				s->id_count[i]++;
 			}
+		if (is_var(*e, FE_ENV_ROOT)) {
+			s->root_seen = *e;
+			s->root_count++;
+		}
 	}
 	for (int i = 0; i < N_IDS; i++) {
 		char *q = fe_scopy(s->id_ent[i], ids[i]);
@@ -301,6 +309,10 @@ static bool env_intact(const struct scan *s)
 	for (int i = 0; i < N_IDS; i++)
 		intact &= s->id_count[i] == 1 &&
 			  same(s->id_seen[i], s->id_ent[i]);
+	if (s->root)
+		intact &= s->root_count == 1 && same(s->root_seen, s->root);
+	else
+		intact &= s->root_count == 0;
 	return intact;
 }
 
@@ -334,6 +346,7 @@ static void env_fill(char **env, struct scan *s, char *const envp[])
 
 		for (int i = 0; i < N_IDS; i++)
 			drop |= is_var(*e, ids[i]);
+		drop |= is_var(*e, FE_ENV_ROOT);
 		if (drop)
 			continue;
 		if (s->fix_pre && is_var(*e, PRELOAD)) {
@@ -351,6 +364,8 @@ static void env_fill(char **env, struct scan *s, char *const envp[])
 			env[k++] = put(&p, restored[i], s->value[i], NULL);
 	for (int i = 0; i < N_IDS; i++)
 		env[k++] = s->id_ent[i];
+	if (s->root)
+		env[k++] = (char *)s->root;
 	env[k] = NULL;
 }
 
