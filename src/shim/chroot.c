@@ -234,15 +234,42 @@ static void bind_devices(int root)
 	fe_close(d);
 }
 
+/* Whether root's "proc" (fd p) is the symbolic link "/proc". */
+static bool self_link(int root, int p)
+{
+	struct stat st;
+	char t[8];
+	long n;
+
+	if (fe_sys_fstat(p, &st) < 0 || !S_ISLNK(st.st_mode))
+		return false;
+	n = fe_syscall(SYS_readlinkat, root, "proc", t, sizeof(t));
+	return n == 5 && memcmp(t, "/proc", 5) == 0;
+}
+
 /* The host's /proc on root's /proc unless a proc is there already: what
- * the session reaches the host by.  Without it, programs run inside are
- * not faked, and that is said. */
+ * the session reaches the host by.  A root with no /proc gets an empty
+ * directory for it, as every Linux root has (a rootfs being unpacked has
+ * none before base-files; the package's own directory then lands on
+ * it), and so does one whose /proc is the symbolic link "/proc", which
+ * can lead nowhere inside (debootstrap's first stage in a container
+ * makes it, and its second stage makes it a directory again).  Without
+ * it, programs run inside are not faked, and that is
+ * said. */
 static void bind_proc(int root, const char *path)
 {
 	struct statfs sf;
 	struct stat st;
 	int p = below(root, "proc");
 
+	if (p >= 0 && self_link(root, p)) {
+		fe_close(p);
+		p = fe_syscall(SYS_unlinkat, root, "proc", 0) == 0 ? -1 : -2;
+		errno = ENOENT;
+	}
+	if (p == -1 && errno == ENOENT &&
+	    fe_syscall(SYS_mkdirat, root, "proc", 0555) == 0)
+		p = below(root, "proc");
 	if (p >= 0 && fe_sys_fstat(p, &st) == 0 && S_ISDIR(st.st_mode) &&
 	    ((fe_syscall(SYS_fstatfs, p, &sf) == 0 &&
 	      sf.f_type == PROC_SUPER_MAGIC) ||
@@ -420,6 +447,63 @@ int chroot(const char *path)
 	return fe_ret(r, saved);
 }
 
-/* The second name syscall() reaches chroot() by (wrap.def). */
+/*
+ * In our namespace the kernel mounts what a user namespace may (tmpfs,
+ * binds); a proc, sysfs or devpts it refuses (their namespaces are the
+ * host's) is the host's own, bound there: what a root's
+ * `mount -t proc proc /proc` inside a chroot gives it to see.
+ */
+static const char *host_fs(const char *type)
+{
+	static const char *const fs[][2] = { { "proc", "/proc" },
+					     { "sysfs", "/sys" },
+					     { "devpts", "/dev/pts" } };
+
+	for (size_t i = 0; type && i < sizeof(fs) / sizeof(fs[0]); i++)
+		if (strcmp(type, fs[i][0]) == 0)
+			return fs[i][1];
+	return NULL;
+}
+
+static int mount_core(const char *src, const char *target, const char *type,
+		      unsigned long flags, const void *data)
+{
+	const char *host;
+	struct statfs sf, hf;
+	char at[FE_PATH_MAX + 32];
+	int fd, r;
+
+	if (fe_syscall(SYS_mount, src, target, type, flags, data) == 0)
+		return 0;
+	host = host_fs(type);
+	if (errno != EPERM || !in_ns || !host || !target ||
+	    (flags & (MS_REMOUNT | MS_BIND | MS_MOVE)))
+		return -errno;
+	fd = open_dir(target);
+	if (fd < 0)
+		return -EPERM;
+	fe_fmt(at, sizeof(at), HERE_PREFIX "%d%s", host_fd, host);
+	/* There already (the chroot's own /proc): nothing to do. */
+	if (fe_syscall(SYS_fstatfs, fd, &sf) == 0 &&
+	    fe_syscall(SYS_statfs, at, &hf) == 0 && sf.f_type == hf.f_type)
+		r = 0;
+	else
+		r = bind_onto(host, fd, MS_REC);
+	fe_close(fd);
+	return r < 0 ? -EPERM : 0;
+}
+
+int mount(const char *source, const char *target, const char *type,
+	  unsigned long flags, const void *data)
+{
+	int saved = errno;
+
+	if (!fe_in_session())
+		return (int)fe_syscall(SYS_mount, source, target, type, flags,
+				       data);
+	return fe_ret(mount_core(source, target, type, flags, data), saved);
+}
+
+/* The second names syscall() reaches chroot() and mount() by (wrap.def). */
 #define FE_HERE_chroot 1
 #include "self.h"

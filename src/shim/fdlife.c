@@ -94,7 +94,13 @@ void fe_fd_closed_all(void)
  */
 static int close_core(int fd)
 {
-	long r = fe_syscall(SYS_close, fd);
+	long r;
+
+	/* The fd a chrooted process reaches the session by (chroot.c):
+	 * kept, as closed as the program can tell. */
+	if (fd >= 0 && fd == fe_root_fd())
+		return 0;
+	r = fe_syscall(SYS_close, fd);
 
 	/* Even on EINTR or EIO the number is free again (close(2)). */
 	if (r == 0 || errno != EBADF)
@@ -187,9 +193,24 @@ int __dup2(int oldfd, int newfd)
 	return dup2_core(oldfd, newfd);
 }
 
+/* close_range(2) around the chroot's fd (close_core()). */
+static long range_sparing(unsigned int first, unsigned int last, int flags)
+{
+	int h = fe_root_fd();
+	long r;
+
+	if (h < 0 || (unsigned int)h < first || (unsigned int)h > last)
+		return fe_syscall(SYS_close_range, first, last, flags);
+	r = (unsigned int)h > first ?
+		    fe_syscall(SYS_close_range, first, h - 1, flags) : 0;
+	if (r == 0 && (unsigned int)h < last)
+		r = fe_syscall(SYS_close_range, h + 1, last, flags);
+	return r;
+}
+
 int close_range(unsigned int first, unsigned int last, int flags)
 {
-	long r = fe_syscall(SYS_close_range, first, last, flags);
+	long r = range_sparing(first, last, flags);
 
 	/* CLOSE_RANGE_CLOEXEC closes nothing now; the exec that will
 	 * forgets everything anyway. */
@@ -200,7 +221,9 @@ int close_range(unsigned int first, unsigned int last, int flags)
 
 void closefrom(int lowfd)
 {
-	REAL(closefrom, lowfd);
+	if (lowfd < 0 || fe_root_fd() < lowfd ||
+	    range_sparing((unsigned int)lowfd, ~0u, 0) != 0)
+		REAL(closefrom, lowfd);
 	if (lowfd >= 0)
 		closed_range((unsigned int)lowfd, FD_LIMIT - 1);
 }

@@ -77,6 +77,13 @@ long fe_sup_take_fd(struct proc *p, int fd);
 
 /* Answer notification n of listener lst into *r; false when nothing is
  * to be sent (the target is gone, or the answer went with an fd). */
+/* A chrooted target tid's path in name (size bytes: rewritten) as a
+ * directory fd of ours in its root (*dirfd, the caller's to close) and a
+ * name under it; follow: the call follows a symbolic link there.  1
+ * when done, 0 when the target's root is ours or the path is to be
+ * taken as it is, -errno for the call's answer (sup_root.c). */
+int fe_sup_root_path(pid_t tid, char *name, size_t size, bool follow,
+		     int *dirfd);
 bool fe_sup_answer(struct sup *sp, int lst, const struct seccomp_notif *n,
 		   struct seccomp_notif_resp *r);
 

@@ -51,6 +51,8 @@
 
 #define MAX_BUF (64 * 1024)   /* XATTR_SIZE_MAX: the kernel's bound */
 #define MAX_GIDS 65536        /* NGROUPS_MAX */
+#define STR_BUF (4096 + 64)   /* a string argument's buffer, PATH_MAX and
+				 room for /proc/self made /proc/PID */
 
 
 /* A trapped call's shape (fakeenv/seccomp.h). */
@@ -87,6 +89,7 @@ struct call {
 	pid_t tid;
 	struct proc *p;
 	int cwd;        /* the target's cwd, -1 until needed */
+	int rfds[2];    /* directories in a chrooted target's root */
 	int fds[6];     /* ours, to close */
 	void *bufs[6];  /* ours, to free */
 	size_t lens[6]; /* their sizes */
@@ -177,7 +180,7 @@ static size_t capd_len(const struct call *c)
  * symlink's text). */
 static int str_in(struct call *c, int i, unsigned long v)
 {
-	void *b = buf_for(c, i, 4096 + 64);
+	void *b = buf_for(c, i, STR_BUF);
 	int e;
 
 	if (!b)
@@ -186,7 +189,7 @@ static int str_in(struct call *c, int i, unsigned long v)
 	e = fe_sup_read_str(c->tid, b, v, 4096);
 	if (e || link_text(c, i))
 		return e;
-	return proc_self(c, b, 4096 + 64);
+	return proc_self(c, b, STR_BUF);
 }
 
 /* A buffer argument of n bytes (the kind says in, out or both): ours in
@@ -355,15 +358,68 @@ static void to_at(struct call *c)
 	}
 }
 
-/* a[d] for path a[p]: the target's cwd where it said AT_FDCWD and the
- * path is relative. */
+/* Whether the call follows a symbolic link at its path's last name. */
+static bool follows(const struct call *c)
+{
+	const long *a = c->a;
+
+	switch (c->nr) {
+	case SYS_fchownat:
+		return !(a[4] & AT_SYMLINK_NOFOLLOW);
+	case SYS_newfstatat:
+		return !(a[3] & AT_SYMLINK_NOFOLLOW);
+	case SYS_statx:
+		return !(a[2] & AT_SYMLINK_NOFOLLOW);
+#ifdef SYS_fchmodat2
+	case SYS_fchmodat2:
+		return !(a[3] & AT_SYMLINK_NOFOLLOW);
+#endif
+	case SYS_faccessat2:
+		return !(a[3] & AT_SYMLINK_NOFOLLOW);
+	case SYS_openat:
+		return !(a[2] & O_NOFOLLOW) &&
+		       (a[2] & (O_CREAT | O_EXCL)) != (O_CREAT | O_EXCL);
+	case SYS_fchmodat:
+	case SYS_faccessat:
+	case SYS_setxattr:
+	case SYS_getxattr:
+	case SYS_listxattr:
+	case SYS_removexattr:
+		return true;
+	}
+	return false;
+}
+
+/* Path a[p] of a chrooted target as a directory of ours in its root
+ * (sup_root.c): 1 with *fd set, 0 when it is not such a path. */
+static int in_root_for(struct call *c, int p, int *fd)
+{
+	int slot = c->rfds[0] < 0 ? 0 : 1;
+	/* Every string argument's buffer is STR_BUF (str_in()); to_at()
+	 * may have moved it to another index. */
+	int r = fe_sup_root_path(c->tid, (char *)c->a[p], STR_BUF, follows(c),
+				 fd);
+
+	if (r > 0)
+		c->rfds[slot] = *fd;
+	return r;
+}
+
+/* a[d] for path a[p]: in a chrooted target's root, else the target's
+ * cwd where it said AT_FDCWD and the path is relative. */
 static int cwd_for(struct call *c, int d, int p)
 {
 	const char *path = (const char *)c->a[p];
 	long fd;
+	int rfd, r;
 
-	if ((int)c->a[d] != AT_FDCWD || !path || path[0] == '/')
+	if ((int)c->a[d] != AT_FDCWD || !path)
 		return 0;
+	r = in_root_for(c, p, &rfd);
+	if (r > 0)
+		c->a[d] = rfd;
+	if (r != 0 || path[0] == '/')
+		return r < 0 ? r : 0;
 	fd = cwd_fd(c);
 	if (fd < 0)
 		return -ENOENT;
@@ -376,9 +432,23 @@ static int xattr_path(struct call *c)
 {
 	const char *path = (const char *)c->a[0];
 	long fd;
+	int rfd, r;
 
-	if (!path || path[0] == '/')
+	if (!path)
 		return 0;
+	r = in_root_for(c, 0, &rfd);
+	if (r > 0) {
+		if (path[0] != '/' &&
+		    (size_t)snprintf(c->xpath, sizeof(c->xpath),
+				     "/proc/self/fd/%d/%s", rfd,
+				     path) >= sizeof(c->xpath))
+			return -ENAMETOOLONG;
+		if (path[0] != '/')
+			c->a[0] = (long)c->xpath;
+		return 0;
+	}
+	if (r < 0 || path[0] == '/')
+		return r < 0 ? r : 0;
 	fd = cwd_fd(c);
 	if (fd < 0)
 		return -ENOENT;
@@ -512,6 +582,9 @@ static void call_done(struct call *c)
 	}
 	if (c->cwd >= 0)
 		fe_sup_sys(SYS_close, c->cwd, 0, 0, 0, 0);
+	for (int i = 0; i < 2; i++)
+		if (c->rfds[i] >= 0)
+			fe_sup_sys(SYS_close, c->rfds[i], 0, 0, 0, 0);
 }
 
 /* The shim's answer to the call, as the target: into *r; false when the
@@ -565,6 +638,7 @@ bool fe_sup_answer(struct sup *sp, int lst, const struct seccomp_notif *n,
 		   struct seccomp_notif_resp *r)
 {
 	struct call c = { .nr = n->data.nr, .tid = (pid_t)n->pid, .cwd = -1,
+			  .rfds = { -1, -1 },
 			  .fds = { -1, -1, -1, -1, -1, -1 } };
 	int lfd = sp->pfd[1 + lst].fd, e = 0;
 	bool send = true;

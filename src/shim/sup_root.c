@@ -1,0 +1,126 @@
+/*
+ * The paths of a chrooted target, resolved inside its root.  The
+ * supervisor runs the shim's wrappers in the launcher, whose root is the
+ * host's: a target's absolute path, its ".." at its root or an absolute
+ * symbolic link on the way would be read from the host.  So a path of a
+ * target whose root is not ours becomes a directory fd and a last name:
+ * the directory opened under /proc/TID/root with RESOLVE_IN_ROOT (the
+ * kernel's own chroot rules), the last name looked up by the call.  A
+ * last name the call follows that is a symbolic link is resolved whole
+ * the same way and named by its fd (/proc/self/fd/N).
+ *
+ * Left to the caller's own way: targets at our root (one readlink to
+ * tell), a relative path of a target whose cwd is outside its root (it
+ * left by fchdir; the kernel too resolves it from there), and /proc,
+ * which the chroot's is the host's.
+ */
+#include "sup.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/openat2.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+
+#ifndef SYS_openat2
+#define SYS_openat2 437
+#endif
+
+/* The readlink of /proc/TID/NAME into buf: its length, or -errno. */
+static long proc_link(pid_t tid, const char *name, char *buf, size_t size)
+{
+	char link[64];
+	long n;
+
+	snprintf(link, sizeof(link), "/proc/%d/%s", (int)tid, name);
+	n = fe_sup_sys(SYS_readlinkat, AT_FDCWD, (long)link, (long)buf,
+		       (long)size - 1, 0);
+	if (n >= 0)
+		buf[n] = '\0';
+	return n;
+}
+
+static long in_root(int root, const char *path, long oflags)
+{
+	struct open_how how = { .flags = (unsigned long)oflags | O_PATH | O_CLOEXEC,
+				.resolve = RESOLVE_IN_ROOT |
+					   RESOLVE_NO_MAGICLINKS };
+
+	return fe_sup_sys(SYS_openat2, root, (long)path, (long)&how,
+			  sizeof(how), 0);
+}
+
+/* path (absolute inside the root) as *dirfd and the last name into
+ * name (size bytes). */
+static int split_in(int root, char *path, char *name, size_t size,
+		    bool follow, int *dirfd)
+{
+	char *slash = strrchr(path, '/');
+	const char *last = slash + 1;
+	struct stat st;
+	long fd;
+
+	if (!*last || !strcmp(last, ".") || !strcmp(last, "..")) {
+		last = ".";
+		fd = in_root(root, path, O_DIRECTORY);
+	} else {
+		*slash = '\0';
+		fd = in_root(root, path[0] ? path : "/", O_DIRECTORY);
+		*slash = '/';
+	}
+	if (fd < 0)
+		return (int)fd;
+	if (follow && fe_sup_sys(SYS_newfstatat, fd, (long)last, (long)&st,
+				 AT_SYMLINK_NOFOLLOW, 0) == 0 &&
+	    S_ISLNK(st.st_mode)) {
+		long whole = in_root(root, path, 0);
+
+		fe_sup_sys(SYS_close, fd, 0, 0, 0, 0);
+		if (whole < 0)
+			return (int)whole;
+		*dirfd = (int)whole;
+		snprintf(name, size, "/proc/self/fd/%d", (int)whole);
+		return 1;
+	}
+	if (strlen(last) + 1 > size) {
+		fe_sup_sys(SYS_close, fd, 0, 0, 0, 0);
+		return -ENAMETOOLONG;
+	}
+	memmove(name, last, strlen(last) + 1);
+	*dirfd = (int)fd;
+	return 1;
+}
+
+int fe_sup_root_path(pid_t tid, char *name, size_t size, bool follow,
+		     int *dirfd)
+{
+	char root[4096], cwd[4096], path[2 * 4096 + 2];
+	size_t rn;
+	long root_fd;
+	int r;
+
+	if (proc_link(tid, "root", root, sizeof(root)) < 0 ||
+	    !strcmp(root, "/"))
+		return 0;
+	if (name[0] == '/') {
+		snprintf(path, sizeof(path), "%s", name);
+	} else {
+		rn = strlen(root);
+		if (proc_link(tid, "cwd", cwd, sizeof(cwd)) < 0 ||
+		    strncmp(cwd, root, rn) || (cwd[rn] && cwd[rn] != '/'))
+			return 0;
+		snprintf(path, sizeof(path), "%s/%s", cwd + rn, name);
+	}
+	if (!strncmp(path, "/proc", 5) && (!path[5] || path[5] == '/'))
+		return 0;
+	snprintf(cwd, sizeof(cwd), "/proc/%d/root", (int)tid);
+	root_fd = fe_sup_sys(SYS_openat, AT_FDCWD, (long)cwd,
+			     O_PATH | O_DIRECTORY | O_CLOEXEC, 0, 0);
+	if (root_fd < 0)
+		return (int)root_fd;
+	r = split_in((int)root_fd, path, name, size, follow, dirfd);
+	fe_sup_sys(SYS_close, root_fd, 0, 0, 0, 0);
+	return r;
+}
