@@ -214,16 +214,17 @@ static int below(int dir, const char *name)
 static void bind_devices(int root)
 {
 	static const char *const dev[] = { "null", "zero", "full", "random",
-					   "urandom", "tty" };
-	int d = below(root, "dev");
+					   "urandom", "tty", "ptmx" };
+	int d = below(root, "dev"), f;
+	struct statfs sf;
+	struct stat st;
 
 	if (d < 0)
 		return;
 	for (size_t i = 0; i < sizeof(dev) / sizeof(dev[0]); i++) {
 		char src[16];
-		struct stat st;
-		int f = below(d, dev[i]);
 
+		f = below(d, dev[i]);
 		if (f < 0)
 			continue;
 		fe_fmt(src, sizeof(src), "/dev/%s", dev[i]);
@@ -231,6 +232,15 @@ static void bind_devices(int root)
 			(void)bind_onto(src, f, 0);
 		fe_close(f);
 	}
+	/* The terminals ptmx opens: the host's, where the root has the
+	 * directory. */
+	f = below(d, "pts");
+	if (f >= 0 && fe_sys_fstat(f, &st) == 0 && S_ISDIR(st.st_mode) &&
+	    fe_syscall(SYS_fstatfs, f, &sf) == 0 &&
+	    sf.f_type != DEVPTS_SUPER_MAGIC)
+		(void)bind_onto("/dev/pts", f, 0);
+	if (f >= 0)
+		fe_close(f);
 	fe_close(d);
 }
 
@@ -268,7 +278,7 @@ static void bind_proc(int root, const char *path)
 		errno = ENOENT;
 	}
 	if (p == -1 && errno == ENOENT &&
-	    fe_syscall(SYS_mkdirat, root, "proc", 0555) == 0)
+	    fe_syscall(SYS_mkdirat, root, "proc", 0777) == 0)
 		p = below(root, "proc");
 	if (p >= 0 && fe_sys_fstat(p, &st) == 0 && S_ISDIR(st.st_mode) &&
 	    ((fe_syscall(SYS_fstatfs, p, &sf) == 0 &&

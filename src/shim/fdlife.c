@@ -138,7 +138,9 @@ DIR *opendir(const char *name)
 }
 
 /* fcntl's third argument is an int or a pointer: read as a pointer, as
- * glibc does, and passed on as it came. */
+ * glibc does, and passed on as it came.  The chroot's fd stays open
+ * across exec whatever a program sets on every fd it has (apt does,
+ * before it runs dpkg). */
 #define FCNTL(name, real)                                                   \
 	int name(int fd, int cmd, ...)                                      \
 	{                                                                   \
@@ -151,6 +153,8 @@ DIR *opendir(const char *name)
 		if (cmd == F_DUPFD || cmd == F_DUPFD_CLOEXEC)               \
 			return fe_fd_opened((int)fe_syscall(SYS_fcntl, fd,  \
 							    cmd, arg));     \
+		if (cmd == F_SETFD && fd >= 0 && fd == fe_root_fd())        \
+			return 0;                                           \
 		return REAL(real, fd, cmd, arg);                            \
 	}
 FCNTL(fcntl, fcntl)

@@ -210,6 +210,35 @@ static char *put(char **p, const char *name, const char *a, const char *b)
 	return start;
 }
 
+/* "LD_PRELOAD=" with the entries of list but lib at *p, which moves past
+ * it. */
+static char *put_without(char **p, const char *list, const char *lib)
+{
+	char *start = *p, *q = fe_scopy(*p, PRELOAD "=");
+
+	while (*list) {
+		const char *e = list, *l = lib;
+
+		while (*e && *e != ':' && *e != ' ' && *e == *l) {
+			e++;
+			l++;
+		}
+		if (*l == '\0' && (*e == '\0' || *e == ':' || *e == ' ')) {
+			list = *e ? e + 1 : e;
+			continue;
+		}
+		if (q[-1] != '=')
+			*q++ = ':';
+		while (*list && *list != ':' && *list != ' ')
+			*q++ = *list++;
+		if (*list)
+			list++;
+	}
+	*q = '\0';
+	*p = q + 1;
+	return start;
+}
+
 /* A new environment up to this size is built on the stack, a bigger one
  * in a mapping of its size: a thread's stack may be small (128 KiB), an
  * environment is not (20,000 entries are 160 KB of pointers). */
@@ -241,6 +270,7 @@ struct scan {
 	const char *pre;   /* the LD_PRELOAD value ld.so would read, or NULL */
 	const char *whole; /* the load-time LD_PRELOAD to put back, or NULL */
 	bool fix_pre;      /* LD_PRELOAD does not name lib */
+	bool trace;        /* ldd: LD_TRACE_LOADED_OBJECTS, lib left out */
 	size_t n;          /* entries in envp */
 	const char *value[N_RESTORED]; /* load-time values to put back */
 	const char *id_seen[N_IDS];    /* the last entry of each id */
@@ -266,6 +296,8 @@ static void scan_env(struct scan *s, char *const envp[])
 	for (char *const *e = envp; e && *e; e++, s->n++) {
 		if (is_var(*e, PRELOAD))
 			s->pre = fe_var_value(*e, PRELOAD);
+		if (is_var(*e, "LD_TRACE_LOADED_OBJECTS"))
+			s->trace = *fe_var_value(*e, "LD_TRACE_LOADED_OBJECTS");
 		for (int i = 0; i < N_RESTORED; i++)
 			if (is_var(*e, restored[i]))
 				s->value[i] = NULL; /* the child's own stands */
@@ -286,6 +318,13 @@ static void scan_env(struct scan *s, char *const envp[])
 		idv[i] = q + 1;
 	}
 	fe_cred_format(idv[0], idv[1], idv[2], FE_CRED_BUF);
+	/* ldd runs nothing of the program: the list it prints is the
+	 * program's own, without our library (usrmerge's conversion copies
+	 * each library ldd names). */
+	if (s->trace) {
+		s->fix_pre = s->pre && s->lib && preload_has(s->pre, s->lib);
+		return;
+	}
 	s->fix_pre = s->lib && *s->lib &&
 		     !(s->pre && preload_has(s->pre, s->lib));
 	/* Gone altogether: the list this process was loaded with comes back
@@ -350,14 +389,16 @@ static void env_fill(char **env, struct scan *s, char *const envp[])
 		if (drop)
 			continue;
 		if (s->fix_pre && is_var(*e, PRELOAD)) {
-			if (!pre_done)
+			if (!pre_done && s->trace)
+				env[k++] = put_without(&p, s->pre, s->lib);
+			else if (!pre_done)
 				env[k++] = put(&p, PRELOAD, s->pre, s->lib);
 			pre_done = true;
 			continue;
 		}
 		env[k++] = *e;
 	}
-	if (s->fix_pre && !pre_done)
+	if (s->fix_pre && !pre_done && !s->trace)
 		env[k++] = put(&p, PRELOAD, s->whole ? s->whole : s->lib, NULL);
 	for (int i = 0; i < N_RESTORED; i++)
 		if (s->value[i])

@@ -123,4 +123,10 @@ for how in execve execvpe posix_spawn fexecve; do
 done
 check_eq "execve of a missing file fails with ENOENT" \
 	"$(fe "$S" execve /nonexistent/x 2>&1)" "ERR ENOENT"
+# ldd (LD_TRACE_LOADED_OBJECTS) lists the program's libraries, not
+# ours: usrmerge's conversion copies each library ldd names.
+check_eq "ldd in a session lists no libfakeenv" \
+	"$(fe ldd /bin/true 2>&1 | grep -c libfakeenv)" "0"
+check_eq "and the session goes on after it" \
+	"$(fe sh -c 'ldd /bin/true >/dev/null; id -u' 2>&1)" "0"
 done_testing
