@@ -1,10 +1,12 @@
 #!/bin/bash
-# debootstrap as a real client of chroot in a session (docs/chroot.md):
+# debootstrap and mmdebstrap as real clients of chroot in a session
+# (docs/chroot.md):
 # both stages of a minbase Debian as the test user, every package
 # configured; its tar listing (owners, modes, device numbers; dates
 # aside) the same as real root's debootstrap of the same release; then
 # apt-get in the chroot installs a package with a setuid binary whose
-# maintainer script chowns.  Needs the Debian mirror: skipped, and
+# maintainer script chowns; and mmdebstrap --mode=root's tarball, the
+# same as root's.  Needs the Debian mirror: skipped, and
 # counted as a skip, when it cannot be reached.  FAKEENV_TEST_MIRROR and
 # FAKEENV_TEST_SUITE choose another mirror or release.
 . "$(dirname "$0")/lib.sh"
@@ -55,5 +57,25 @@ else
 			t/var/spool/cron/atjobs 2>&1)" \
 		"-rwsr-sr-x daemon:daemon t/usr/bin/at
 drwxrwx--T daemon:daemon t/var/spool/cron/atjobs"
+	if ! command -v mmdebstrap >/dev/null; then
+		skip "mmdebstrap --mode=root" "mmdebstrap is not installed (.ci/run installs it)"
+	else
+		out=$(as_user env HOME="$W" TMPDIR="$W" "$FE" -- mmdebstrap \
+			--variant=minbase --mode=root "$SUITE" "$W/mm.tar" \
+			"$MIRROR" 2>&1)
+		check_match "mmdebstrap --mode=root in a session" \
+			"$(tail -2 <<<"$out")" "I: success in"
+		listing <mm.tar >mmfe.lst
+		if [ "$(id -u)" = 0 ]; then
+			must "real root's mmdebstrap" mmdebstrap --variant=minbase \
+				--mode=root "$SUITE" "$W/mmroot.tar" "$MIRROR"
+			listing <mmroot.tar >mmroot.lst
+			check_eq "its tarball lists as root's (sizes too)" \
+				"$(diff mmroot.lst mmfe.lst | head -20)" ""
+			check_eq "and as long" "$(wc -l <mmfe.lst)" "$(wc -l <mmroot.lst)"
+		else
+			skip "mmdebstrap's tarball is root's" "not root: no reference run"
+		fi
+	fi
 fi
 done_testing
