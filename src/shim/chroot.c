@@ -50,7 +50,7 @@
 static int host_fd = -1;
 static bool in_ns; /* in the user namespace chroot() made */
 static char host_root[FE_PATH_MAX];      /* "" for the host's own root */
-static char root_ent[FE_PATH_MAX + 64];  /* "FAKEENV_ROOT=H:path" */
+static char root_ent[FE_PATH_MAX + 64];  /* "FAKEENV_ROOT=H:F:path" */
 static char lib_here[FE_PATH_MAX + 32];
 static char sock_here[FE_PATH_MAX + 32];
 static char launcher_here[FE_PATH_MAX + 32];
@@ -105,6 +105,7 @@ static void derive(void)
 void fe_root_load(void)
 {
 	const char *v = fe_env_initial(FE_ENV_ROOT);
+	int saved = errno;
 	struct stat st;
 	char *end;
 	long fd;
@@ -117,12 +118,14 @@ void fe_root_load(void)
 	    fe_sys_fstat((int)fd, &st) < 0 || !S_ISDIR(st.st_mode)) {
 		fe_log("%s=%s: no such directory fd; paths outside this "
 		       "root are not reached", FE_ENV_ROOT, v);
+		errno = saved;
 		return;
 	}
 	fe_fmt(host_root, sizeof(host_root), "%s", end + 3);
 	in_ns = end[1] == 'n';
 	host_fd = (int)fd;
 	derive();
+	errno = saved;
 }
 
 void fe_root_outside(char *buf, size_t size)

@@ -40,7 +40,7 @@ mkroot() {
 	done
 }
 export -f mkroot
-export H S
+export H S BUILD
 must "a root" as_user bash -c 'mkroot r'
 R=$W/r
 
