@@ -89,10 +89,11 @@ $(SHIM): $(SHIM_OBJ) $(COMMON_OBJ)
 $(DAEMON): $(DAEMON_OBJ) $(JOURNAL_OBJ) $(COMMON_OBJ)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^
 
-# export and ls read a journal through the daemon's own load (the table,
-# its strings, the load), so that they show what a session shows.
+# export and ls read a journal and its delta through the daemon's own
+# load (the table, its strings, the load), so that they show what a
+# session shows.
 DAEMON_LOAD := $(call obj,src/daemon/table.c src/daemon/arena.c src/daemon/shm.c \
-	src/daemon/load.c)
+	src/daemon/load.c src/daemon/load_delta.c)
 $(LAUNCHER): $(LAUNCHER_OBJ) $(DAEMON_LOAD) $(JOURNAL_OBJ) $(COMMON_OBJ)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^
 

@@ -49,6 +49,8 @@
 #define FE_DIR_JOURNAL "journal" /* the state: loaded, then saved over */
 #define FE_DIR_LOCK    "lock"    /* flock'd by the daemon that owns DIR */
 #define FE_DIR_LOG     "log"     /* the daemon's messages */
+#define FE_DIR_DELTA   "delta"   /* changes since the journal, appended
+				    (journal/delta.h) */
 
 /* A save writes NAME's new contents to NAME FE_JNL_TMP SUFFIX beside it,
  * then renames; one left behind is a crash's, which the daemon that next

@@ -156,6 +156,11 @@ _Static_assert(FE_TAIL_MAX >= 2 * FE_PATH_MAX, "RENAMEDIR fits");
  * CHECKPOINT write the journal now; the reply comes when it is on disk
  *         (err -ENOENT: the session has no journal file), with count[0] =
  *         records written and count[1] = bytes.
+ * SYNC    every change made so far on disk: in a --state session the
+ *         records changed since the last write are appended to
+ *         DIR/delta (or, when that cannot serve, the journal written);
+ *         elsewhere as CHECKPOINT.  The reply comes when they are on
+ *         disk, count[0] = records written, count[1] = bytes.
  * STATUS  reply one struct fe_status instead of a struct fe_rep.
  * MAP     reply count[0] = n, with n fds passed as SCM_RIGHTS: the
  *         memfds of the shared table (fakeenv/map.h): root (read-only),
@@ -175,7 +180,7 @@ _Static_assert(FE_TAIL_MAX >= 2 * FE_PATH_MAX, "RENAMEDIR fits");
  * (all but MAP, RING, WAKE, SESSION and DETACH) first has the daemon
  * apply every one-way change already queued on any connection or
  * published in any ring (a drain): a change that returned in any process
- * before a read (GET, XGET, XLIST, STATS, STATUS, CHECKPOINT) or a
+ * before a read (GET, XGET, XLIST, STATS, STATUS, CHECKPOINT, SYNC) or a
  * change with a reply started is in the table before it.  And before
  * any message of a connection, what its ring holds: a process's changes
  * land in the order it made them, whichever way each went.
@@ -233,7 +238,8 @@ _Static_assert(FE_TAIL_MAX >= 2 * FE_PATH_MAX, "RENAMEDIR fits");
 	                            FE_TAIL_X,    FE_OPK_REC)           \
 	X(XGET,       0,                    FE_TAIL_X,    FE_OPK_REC)   \
 	X(XLIST,      0,                    FE_TAIL_X,    FE_OPK_REC)   \
-	X(XDEL,       0,                    FE_TAIL_X,    FE_OPK_REC)
+	X(XDEL,       0,                    FE_TAIL_X,    FE_OPK_REC)   \
+	X(SYNC,       0,                    FE_TAIL_NONE, FE_OPK_DRAIN)
 
 enum fe_op {
 	FE_OP_NONE = 0, /* never valid on the wire */

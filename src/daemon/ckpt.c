@@ -132,6 +132,7 @@ void fe_ckpt_start(struct fe_loop *lp)
 	say_long_paths(lp);
 	t0 = fe_now_us();
 	sn = fe_snap_take(&lp->srv.tab);
+	fe_dur_snap(lp);
 	lp->snap_us = (uint64_t)(fe_now_us() - t0);
 	r = sn ? fe_saver_start(&lp->saver, sn, lp->cfg->save) : -ENOMEM;
 	if (r < 0) {
@@ -171,6 +172,7 @@ static void ckpt_written(struct fe_loop *lp, int r, uint64_t bytes,
 	}
 	lp->saved_changes = changes;
 	lp->on_disk = true;
+	fe_dur_folded(lp);
 	lp->checkpoints++;
 	lp->ckpt_time = (uint64_t)time(NULL);
 	lp->journal_bytes = bytes;
@@ -248,6 +250,8 @@ int fe_ckpt_final(struct fe_loop *lp)
 	fe_loop_reap(lp);
 	say_long_paths(lp);
 	sn = fe_snap_take(&lp->srv.tab);
+	fe_dur_snap(lp);
+	lp->snap_changes = lp->srv.changes;
 	r = !sn ? -ENOMEM :
 	    lp->have_dir ? fe_snap_save_dir(sn, &lp->dir, &bytes) :
 			   fe_snap_save(sn, lp->cfg->save, &bytes);

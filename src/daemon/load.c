@@ -299,7 +299,7 @@ static struct located *locate(const struct fe_jnl_view *v)
  */
 static int put_all(struct fe_tab *t, const char *path,
 		   const struct fe_jnl_view *v, const struct located *where,
-		   struct fe_load_stats *st)
+		   bool over, struct fe_load_stats *st)
 {
 	uint64_t kept = 0;
 
@@ -319,7 +319,7 @@ static int put_all(struct fe_tab *t, const char *path,
 		fe_jnl_get(v, i, &jr);
 		moved = dev != jr.dev || ino != jr.ino;
 		if (dev == LOCATE_GONE ||
-		    (moved && fe_tab_find(t, dev, ino, &old))) {
+		    (moved && !over && fe_tab_find(t, dev, ino, &old))) {
 			st->dropped++;
 			continue;
 		}
@@ -362,7 +362,7 @@ int fe_load_journal(struct fe_tab *t, const char *path, unsigned flags,
 		free(buf);
 		return -ENOMEM;
 	}
-	r = put_all(t, path, &v, where, st);
+	r = put_all(t, path, &v, where, false, st);
 	free(where);
 	free(buf);
 	if (r < 0)
@@ -377,4 +377,20 @@ int fe_load_journal(struct fe_tab *t, const char *path, unsigned flags,
 		       moved_note(st->moved, note, sizeof(note)),
 		       (unsigned long long)st->dropped);
 	return 0;
+}
+
+int fe_load_view(struct fe_tab *t, const char *path,
+		 const struct fe_jnl_view *v, struct fe_load_stats *st)
+{
+	struct located *where = locate(v);
+	int r;
+
+	if (!where) {
+		fe_log("%s: %s", path, fe_strerror(ENOMEM));
+		return -ENOMEM;
+	}
+	st->loaded += v->nrec;
+	r = put_all(t, path, v, where, true, st);
+	free(where);
+	return r;
 }

@@ -8,6 +8,7 @@
 #ifndef FE_DAEMON_LOAD_H
 #define FE_DAEMON_LOAD_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 struct fe_tab;
@@ -39,6 +40,42 @@ struct fe_load_stats {
  */
 int fe_load_journal(struct fe_tab *t, const char *path, unsigned flags,
 		    const char *what, struct fe_load_stats *st);
+
+/*
+ * Put the records of v, a delta's segment (journal/delta.h) that came
+ * from path, over what t holds: checked and re-keyed as above, but a
+ * re-keyed record replaces the one at its new key, being the newer.
+ * Adds to *st.  0 or -errno (logged).
+ */
+struct fe_jnl_view;
+int fe_load_view(struct fe_tab *t, const char *path,
+		 const struct fe_jnl_view *v, struct fe_load_stats *st);
+
+/* What fe_load_delta() found. */
+struct fe_delta_load {
+	struct fe_load_stats st; /* of the records its segments held */
+	unsigned segs;           /* whole segments put over the table */
+	uint64_t good;           /* bytes of its header and those segments */
+	bool stale;              /* it follows a journal replaced since: all
+				    of it is in the journal, nothing put */
+	char torn[640];          /* "": none; else what is wrong with the
+				    bytes after good, an unfinished append */
+};
+
+/*
+ * Put what the delta at fd (DIR/delta of the directory at dirfd, named
+ * path in messages) holds over t, which holds DIR/journal's records.
+ * Refused (-EBADMSG, logged, ending with what) when fd is not a regular
+ * file of ours, unreadable, damaged, or holds a bad segment with more
+ * after it.  An empty file holds nothing.  0, filling *dl.
+ */
+int fe_load_delta(struct fe_tab *t, int dirfd, int fd, const char *path,
+		  const char *what, struct fe_delta_load *dl);
+
+/* The identity (*dev, *ino) of DIR/journal at dirfd, 0 and 0 for none,
+ * once fd is checked to be a regular file of ours (else -EPERM).  0 or
+ * -errno. */
+int fe_load_delta_base(int dirfd, int fd, uint64_t *dev, uint64_t *ino);
 
 /*
  * Say why a journal was not read: msg is what fe_jnl_load() (which

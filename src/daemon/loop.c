@@ -607,6 +607,7 @@ static int loop_init(struct fe_loop *lp, const struct fe_loop_cfg *cfg)
 	raise_nofile(lp);
 	lp->reserve = -1;
 	lp->sfd = -1;
+	lp->delta = -1;
 	if (cfg->state && cfg->state_fd >= 0) {
 		r = fe_state_dir_init(&lp->dir, cfg->state, cfg->state_fd,
 				      FE_DIR_JOURNAL);
@@ -715,6 +716,8 @@ int fe_loop_run(const struct fe_loop_cfg *cfg)
 		goto out_free_saver;
 	}
 	r = cfg->load ? load_journal(lp, cfg) : 0;
+	if (r == 0)
+		r = fe_dur_open(lp);
 	if (r < 0)
 		goto out_close_sfd;
 	if (cfg->log && cfg->log_fd >= 0)
@@ -736,6 +739,8 @@ out_free_loop:
 	}
 	if (lp->reserve >= 0)
 		close(lp->reserve);
+	if (lp->delta >= 0)
+		close(lp->delta);
 	free(lp);
 	return r;
 }

@@ -1,7 +1,7 @@
 /*
  * What the loop's files share (loop.c the events and requests, conn.c
- * the connections and replies, ckpt.c the checkpoints, status.c the
- * figures STATUS reports): the loop's state and the connections.  Not a
+ * the connections and replies, ckpt.c the checkpoints, durable.c the
+ * delta between them, status.c the figures STATUS reports): the loop's state and the connections.  Not a
  * module interface: the rest of the daemon sees loop.h.
  */
 #ifndef FE_DAEMON_LOOP_INT_H
@@ -111,6 +111,12 @@ struct fe_loop {
 	struct fe_unsaved prev;
 	struct fe_load_stats load;
 	bool loaded;
+	int delta;             /* DIR/delta (durable.c), O_APPEND, or -1 */
+	uint64_t delta_len;    /* its bytes: header and whole segments */
+	uint64_t appends;      /* segments appended since the start */
+	size_t snap_keys;      /* srv.dirty's keys the snapshot being written
+				  holds */
+	bool snap_all;         /* srv.dirty.all when it was taken */
 	uint64_t started;      /* unix time */
 	bool stop;             /* leave the loop */
 	uid_t uid;             /* peers must run as this uid */
@@ -245,5 +251,19 @@ int fe_ckpt_final(struct fe_loop *lp);
 /* When the interval asks for the next checkpoint (CLOCK_MONOTONIC ms),
  * or -1. */
 long long fe_ckpt_due(const struct fe_loop *lp);
+
+/* durable.c: DIR/delta, what a run's SYNC appends between journals. */
+
+/* Open DIR/delta of a --state session and put what it holds over the
+ * table just loaded; tracking of the changed keys starts.  0, or
+ * -EBADMSG (said) when it is refused: not a regular file of ours, or
+ * damaged.  A delta that cannot be opened for other reasons is said and
+ * left out: SYNC then writes whole journals. */
+int fe_dur_open(struct fe_loop *lp);
+/* A snapshot for the journal was taken: the keys it holds. */
+void fe_dur_snap(struct fe_loop *lp);
+/* The journal of that snapshot is on disk: the delta starts again,
+ * empty, following it. */
+void fe_dur_folded(struct fe_loop *lp);
 
 #endif

@@ -46,7 +46,9 @@ void fe_srv_free(struct fe_srv *s)
 {
 	fe_tab_free(&s->tab);
 	free(s->xbuf);
+	free(s->dirty.keys);
 	s->xbuf = NULL;
+	s->dirty.keys = NULL;
 }
 
 static uint32_t default_uid(const struct fe_srv *s, const struct fe_req *req)
@@ -99,8 +101,10 @@ int fe_srv_put(struct fe_srv *s, uint64_t dev, uint64_t ino,
 	}
 	r = set_x ? fe_tab_put_xattrs(&s->tab, dev, ino, rec, path, blk, len) :
 		    fe_tab_put(&s->tab, dev, ino, rec, path);
-	if (r == 0)
+	if (r == 0) {
 		s->changes++;
+		fe_dirty_add(&s->dirty, dev, ino);
+	}
 	return r;
 }
 

@@ -20,6 +20,19 @@
  * that a message is too long. */
 #define FE_REQ_BUF (sizeof(struct fe_req) + FE_TAIL_MAX + 1)
 
+/* The keys put since the delta's last append (durable.c), tracked only
+ * while on (a --state session).  A key may be there more than once. */
+struct fe_dirty {
+	uint64_t (*keys)[2]; /* n (dev, ino) pairs */
+	size_t n, cap;
+	bool on;
+	bool all;            /* too many to track: the next SYNC writes the
+				journal whole */
+};
+
+/* Note that (dev, ino) was put. */
+void fe_dirty_add(struct fe_dirty *d, uint64_t dev, uint64_t ino);
+
 /* The state every connection shares. */
 struct fe_srv {
 	struct fe_tab tab;     /* the records */
@@ -42,6 +55,7 @@ struct fe_srv {
 	uint64_t reap_kept;    /* orphans the last reap found still open */
 	uint64_t lost;         /* one-way changes that failed (ENOMEM) */
 	struct fe_trace *trace; /* --trace: each change's line; NULL: off */
+	struct fe_dirty dirty;
 };
 
 /* A connection's session, set by SESSION and DETACH. */

@@ -76,40 +76,76 @@ int fe_state_load_flags(struct fe_srv *s, const char *path, unsigned flags,
 
 /* ---- snapshots ---- */
 
-struct fe_snap *fe_snap_take(struct fe_tab *t)
+/* Record (dev, ino) of rec as the snapshot's next. */
+static void snap_put(struct fe_snap *sn, uint64_t dev, uint64_t ino,
+		     const struct fe_rec *rec)
+{
+	sn->recs[sn->n++] = (struct snap_rec){
+		.ino_lo = (uint32_t)ino,
+		.ino_hi = (uint32_t)(ino >> 32),
+		.dev = (uint32_t)dev,
+		.rdev = (rec->flags & FE_REC_DEV_SET) ? (uint32_t)rec->rdev : 0,
+		.uid = rec->uid,
+		.gid = rec->gid,
+		.btag = rec->btag,
+		.path = rec->path,
+		.mode = (uint16_t)rec->mode,
+		.flags = (uint16_t)rec->flags,
+	};
+}
+
+int fe_key_cmp(const void *a, const void *b)
+{
+	const uint64_t *x = a, *y = b;
+
+	return x[0] != y[0] ? (x[0] < y[0] ? -1 : 1) :
+	       x[1] != y[1] ? (x[1] < y[1] ? -1 : 1) : 0;
+}
+
+/* An empty snapshot of t with room for n records, its arena pinned. */
+static struct fe_snap *snap_new(struct fe_tab *t, size_t n)
 {
 	struct fe_snap *sn = calloc(1, sizeof(*sn));
-	size_t n = fe_tab_count(t), pos = 0;
-	struct fe_rec rec;
-	uint64_t dev, ino;
 
 	if (!sn)
 		return NULL;
 	sn->recs = malloc((n ? n : 1) * sizeof(*sn->recs));
-	if (!sn->recs)
-		goto fail;
-	sn->arena = fe_tab_pin_paths(t, &sn->arena_len);
-	if (!sn->arena)
-		goto fail;
+	if (sn->recs)
+		sn->arena = fe_tab_pin_paths(t, &sn->arena_len);
+	if (!sn->arena) {
+		fe_snap_free(sn);
+		return NULL;
+	}
 	sn->tab = t;
-	while (sn->n < n && fe_tab_next(t, &pos, &dev, &ino, &rec))
-		sn->recs[sn->n++] = (struct snap_rec){
-			.ino_lo = (uint32_t)ino,
-			.ino_hi = (uint32_t)(ino >> 32),
-			.dev = (uint32_t)dev,
-			.rdev = (rec.flags & FE_REC_DEV_SET) ?
-					(uint32_t)rec.rdev : 0,
-			.uid = rec.uid,
-			.gid = rec.gid,
-			.btag = rec.btag,
-			.path = rec.path,
-			.mode = (uint16_t)rec.mode,
-			.flags = (uint16_t)rec.flags,
-		};
 	return sn;
-fail:
-	fe_snap_free(sn);
-	return NULL;
+}
+
+struct fe_snap *fe_snap_take(struct fe_tab *t)
+{
+	size_t n = fe_tab_count(t), pos = 0;
+	struct fe_snap *sn = snap_new(t, n);
+	struct fe_rec rec;
+	uint64_t dev, ino;
+
+	while (sn && sn->n < n && fe_tab_next(t, &pos, &dev, &ino, &rec))
+		snap_put(sn, dev, ino, &rec);
+	return sn;
+}
+
+struct fe_snap *fe_snap_take_keys(struct fe_tab *t, uint64_t (*keys)[2],
+				  size_t n)
+{
+	struct fe_snap *sn = snap_new(t, n);
+	struct fe_rec rec;
+
+	if (!sn)
+		return NULL;
+	qsort(keys, n, sizeof(*keys), fe_key_cmp);
+	for (size_t i = 0; i < n; i++)
+		if ((!i || fe_key_cmp(keys[i - 1], keys[i])) &&
+		    fe_tab_find(t, keys[i][0], keys[i][1], &rec))
+			snap_put(sn, keys[i][0], keys[i][1], &rec);
+	return sn;
 }
 
 void fe_snap_free(struct fe_snap *sn)
@@ -251,6 +287,16 @@ int fe_snap_save_dir(const struct fe_snap *sn, const struct fe_state_dir *dir,
 	struct emit_ctx ec = { .sn = sn };
 	int r = fe_jnl_save_at(dir->fd, dir->journal, dir_check, (void *)dir,
 			       emit, &ec);
+
+	saved_bytes(&ec, r, bytes);
+	return r;
+}
+
+int fe_snap_append(const struct fe_snap *sn, int fd, uint64_t *bytes)
+{
+	struct emit_ctx ec = { .sn = sn };
+	struct fe_jnl_w w;
+	int r = emit(&w, fd, &ec);
 
 	saved_bytes(&ec, r, bytes);
 	return r;

@@ -40,6 +40,20 @@ struct fe_snap;
  * held.  Free it (in t's thread) before t. */
 struct fe_snap *fe_snap_take(struct fe_tab *t);
 void fe_snap_free(struct fe_snap *sn);
+
+/* A snapshot of the records at the n keys (sorted in place; a key
+ * given twice or with no record is taken once or not at all), for a
+ * delta's segment.  NULL as fe_snap_take(). */
+struct fe_snap *fe_snap_take_keys(struct fe_tab *t, uint64_t (*keys)[2],
+				  size_t n);
+
+/* qsort's order of (dev, ino) pairs, uint64_t[2]. */
+int fe_key_cmp(const void *a, const void *b);
+
+/* Write sn as one journal, the delta's segment, at fd's offset (fd is
+ * O_APPEND); *bytes gets its size.  0 or -errno (some bytes may have
+ * been written: the caller cuts them). */
+int fe_snap_append(const struct fe_snap *sn, int fd, uint64_t *bytes);
 size_t fe_snap_count(const struct fe_snap *sn);
 
 /*

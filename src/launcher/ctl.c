@@ -355,27 +355,29 @@ int fe_ctl_state_end(struct fe_sess *s, const char *dir, int status)
 	char t[64];
 	int r;
 
-	if (fe_sess_status(s, &st) < 0 || !(st.flags & FE_S_FAILING) ||
-	    !st.unsaved)
-		return status;
-	/* CMD is done: one more try, which also says what fails now. */
-	r = fe_sess_checkpoint(s, &rep);
+	/* CMD is done: its changes go to disk before we return (a delta
+	 * of them, or the journal), and a failure is said now. */
+	r = fe_sess_sync(s, &rep);
 	if (r == 0)
 		return status;
 	if (fe_sess_status(s, &st) < 0)
-		st.fail_what = 0;
+		memset(&st, 0, sizeof(st));
 	when(t, sizeof(t), st.fail_time);
 	if (st.fail_what == FE_FAIL_REPLACED)
 		fe_msg(0, "%s was removed or replaced while this session ran: "
 		       "%llu change%s of it cannot be written to its journal",
 		       dir, (unsigned long long)st.unsaved,
 		       st.unsaved == 1 ? "" : "s");
-	else
+	else if (st.flags & FE_S_FAILING)
 		fe_msg(-r, "cannot write the state to %s/journal: %llu "
 		       "change%s not on disk (%llu failed writes, the last "
 		       "at %s)",
 		       dir, (unsigned long long)st.unsaved,
 		       st.unsaved == 1 ? "" : "s",
 		       (unsigned long long)st.failures, t);
+	else
+		fe_msg(-r, "cannot write the state to %s: changes of this "
+		       "run are not on disk (%llu not in its journal)",
+		       dir, (unsigned long long)st.unsaved);
 	return status ? status : FE_EXIT_FAIL;
 }

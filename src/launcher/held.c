@@ -16,6 +16,7 @@
 #include "daemon/load.h"
 #include "daemon/table.h"
 #include "fakeenv/daemon.h"
+#include "journal/delta.h"
 #include "journal/journal.h"
 #include "journal/recheck.h"
 #include "session.h"
@@ -81,6 +82,37 @@ static void sync_state(const char *dir)
 	free(sock);
 }
 
+bool fe_held_delta_pending(const char *state)
+{
+	char *path = xasprintf("%s/" FE_DIR_DELTA, state);
+	struct stat st;
+	bool r = lstat(path, &st) == 0 && st.st_size > FE_DELTA_HDR_SIZE;
+
+	free(path);
+	return r;
+}
+
+/* What a killed daemon left in DIR/delta, over the journal's records. */
+static void load_delta(struct fe_tab *t, const char *state, const char *what)
+{
+	char *path = xasprintf("%s/" FE_DIR_DELTA, state);
+	int dfd = open(state, O_RDONLY | O_DIRECTORY | O_CLOEXEC), fd;
+	struct fe_delta_load dl;
+
+	if (dfd < 0)
+		die_errno("state directory %s", state);
+	fd = openat(dfd, FE_DIR_DELTA,
+		    O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0 && errno != ENOENT)
+		die_errno("delta %s", path);
+	if (fd >= 0 && fe_load_delta(t, dfd, fd, path, what, &dl) < 0)
+		exit(FE_EXIT_FAIL); /* the load said why */
+	if (fd >= 0)
+		close(fd);
+	close(dfd);
+	free(path);
+}
+
 struct fe_held *fe_held_open(const char *state, const char *file,
 			     const char *what)
 {
@@ -100,10 +132,12 @@ struct fe_held *fe_held_open(const char *state, const char *file,
 		die("journal %s: %s", jpath, strerror(-r));
 	r = fe_load_journal(&h->tab, jpath, state ? 0 : FE_JNL_FOLLOW, what,
 			    &st);
-	if (r == -ENOENT)
+	if (r == -ENOENT && !(state && fe_held_delta_pending(state)))
 		fe_msg(ENOENT, "journal %s", jpath);
-	if (r < 0)
+	if (r < 0 && !(r == -ENOENT && state && fe_held_delta_pending(state)))
 		exit(FE_EXIT_FAIL); /* the load said why */
+	if (state)
+		load_delta(&h->tab, state, what);
 	free(jpath);
 	return h;
 }

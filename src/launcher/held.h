@@ -1,7 +1,7 @@
 /*
  * What a session would hold, read without one: the records of a --state
- * directory or of a journal file, put into a table by the daemon's own
- * load (src/daemon/state.c), and each file's view by the one rule of
+ * directory (its journal and its delta) or of a journal file, put into a
+ * table by the daemon's own load (src/daemon/load.c), and each file's view by the one rule of
  * fakeenv/map.h.  For `fakeenv export` and `fakeenv ls`, which must show
  * what a session shows.
  */
@@ -38,5 +38,10 @@ bool fe_held_view(const struct fe_held *h, const char *path,
 		  const unsigned char **xattrs, size_t *xlen);
 
 void fe_held_close(struct fe_held *h);
+
+/* Whether DIR/delta of the --state directory state holds changes that
+ * no journal has yet: a daemon of it was killed, and the next session on
+ * it folds them in. */
+bool fe_held_delta_pending(const char *state);
 
 #endif

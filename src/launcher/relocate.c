@@ -27,6 +27,7 @@
 #include "journal/recheck.h"
 #include "session.h"
 #include "sockdir.h"
+#include "held.h"
 #include "utils.h"
 
 typedef unsigned long long ull;
@@ -279,6 +280,12 @@ static int relocate(const char *old, const char *new, const char *state,
 
 	if (state) {
 		lock = lock_state(state, &dfd);
+		if (fe_held_delta_pending(state))
+			die("state relocate: %s/" FE_DIR_DELTA " holds changes "
+			    "not yet in the journal (its daemon was killed): "
+			    "run a session on it first (fakeenv --state %s "
+			    "true), which folds them in; nothing relocated",
+			    state, state);
 		jpath = xasprintf("%s/" FE_DIR_JOURNAL, state);
 	} else {
 		jpath = xstrdup(file);

@@ -620,6 +620,13 @@ int fe_sess_checkpoint(struct fe_sess *s, struct fe_rep *rep)
 	return fe_sess_call(s, &req, rep);
 }
 
+int fe_sess_sync(struct fe_sess *s, struct fe_rep *rep)
+{
+	struct fe_req req = { .op = FE_OP_SYNC, .version = FE_PROTO_VERSION };
+
+	return fe_sess_call(s, &req, rep);
+}
+
 int fe_sess_attach(struct fe_sess *s, pid_t pid, pid_t pgid)
 {
 	struct fe_req req = {

@@ -91,6 +91,8 @@ int fe_sess_ping(struct fe_sess *s);
  * records, count[1] bytes); -ENOENT for a session without one, else
  * -errno. */
 int fe_sess_checkpoint(struct fe_sess *s, struct fe_rep *rep);
+/* SYNC: the session's changes so far on disk (proto.h).  0 or -errno. */
+int fe_sess_sync(struct fe_sess *s, struct fe_rep *rep);
 
 /* Tell the daemon which process (PID) and group (PGID, 0 for none) to kill
  * if the launcher dies.  Returns 0 or -errno. */

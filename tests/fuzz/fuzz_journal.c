@@ -6,7 +6,9 @@
  * goes in twice: as it is, and with its trailer made right (magic and
  * CRC), since mutations would otherwise almost never get past the
  * checksum to the record checks.  At an odd address: the codec must not
- * assume alignment.
+ * assume alignment.  And the same bytes as the segments of a delta
+ * (journal/delta.h), after a sound header: the walk moves forward, stays
+ * within the bytes, and every segment it gives passes the same checks.
  */
 #include <fcntl.h>
 #include <stdint.h>
@@ -15,6 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "journal/delta.h"
 #include "journal/journal.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -68,6 +71,29 @@ static void one(const unsigned char *b, size_t size)
 		__builtin_trap();
 }
 
+static void delta(const unsigned char *b, size_t size)
+{
+	unsigned char *d = malloc(FE_DELTA_HDR_SIZE + size + 1);
+	size_t pos = FE_DELTA_HDR_SIZE, len = FE_DELTA_HDR_SIZE + size;
+	struct fe_jnl_view v;
+	enum fe_delta_seg k;
+	char why[640];
+
+	if (!d)
+		return;
+	fe_delta_head_put(d, 1, 2);
+	memcpy(d + FE_DELTA_HDR_SIZE, b, size);
+	while ((k = fe_delta_next(d, len, &pos, &v, why, sizeof(why))) ==
+	       FE_DELTA_SEG) {
+		if (pos > len || (size_t)(v.buf - d) + v.len != pos)
+			__builtin_trap();
+		check_records(&v);
+	}
+	if (k != FE_DELTA_END && (!memchr(why, 0, sizeof(why)) || !why[0]))
+		__builtin_trap();
+	free(d);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	unsigned char *odd;
@@ -87,6 +113,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			odd[1 + size - 8 + i] = (unsigned char)(crc >> 8 * i);
 		memcpy(odd + 1 + size - 4, "JEND", 4);
 		one(odd + 1, size);
+		delta(odd + 1, size);
 	}
 	free(odd);
 	return 0;

@@ -522,6 +522,10 @@ static void test_session_stats(void)
 	r.real_mode = 0;
 	serve(&r, NULL);
 	CHECK("CHECKPOINT without a loop: -ENOSYS", rep.err == -ENOSYS);
+	r = req_of(FE_OP_SYNC);
+	r.real_mode = 0;
+	serve(&r, NULL);
+	CHECK("SYNC without a loop: -ENOSYS", rep.err == -ENOSYS);
 	fe_srv_free(&srv);
 }
 
@@ -554,7 +558,7 @@ static void test_op_kinds(void)
 			 1u << FE_OP_DETACH | 1u << FE_OP_STATS |
 			 1u << FE_OP_CHECKPOINT | 1u << FE_OP_STATUS |
 			 1u << FE_OP_MAP | 1u << FE_OP_RING | 1u << FE_OP_WAKE |
-			 1u << FE_OP_COUNT));
+			 1u << FE_OP_SYNC | 1u << FE_OP_COUNT));
 }
 
 /* ---- xattrs ---- */
