@@ -72,7 +72,7 @@ wait_until 20 gone
 # --- kill -9 at any moment ---------------------------------------------------
 
 ( for i in $(seq 1 60); do
-	kill -9 $(pgrep -u "$TUID" -x "$DAEMON") 2>/dev/null
+	kill -9 $(session_pids "$DAEMON") 2>/dev/null
 	sleep 0.0$((RANDOM % 10))
   done ) &
 killer=$!
