@@ -168,7 +168,7 @@ void fe_dur_folded(struct fe_loop *lp)
 	struct fe_dirty *d = &lp->srv.dirty;
 	int r;
 
-	if (lp->snap_keys <= d->n) {
+	if (lp->snap_keys && lp->snap_keys <= d->n) {
 		memmove(d->keys, d->keys + lp->snap_keys,
 			(d->n - lp->snap_keys) * sizeof(*d->keys));
 		d->n -= lp->snap_keys;
