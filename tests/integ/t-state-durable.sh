@@ -71,16 +71,24 @@ wait_until 20 gone
 
 # --- kill -9 at any moment ---------------------------------------------------
 
-( for i in $(seq 1 60); do
-	kill -9 $(session_pids "$DAEMON") 2>/dev/null
-	sleep 0.0$((RANDOM % 10))
-  done ) &
-killer=$!
+# Each run has a killer that waits a random time, up to half again as
+# long as one run takes here (valgrind's daemons take seconds), then
+# kills the script's daemons: some runs die before they return, some
+# daemons die lingering after a run returned, mid-append or not.
+ms() { echo $(($(date +%s%N) / 1000000)); }
+t=$(ms)
+must "a run timed" fe_opt --state "$S" --linger 0 -- chown 10:10 a
+span=$(( ($(ms) - t) * 3 / 2 + 1 ))
+wait_until 20 gone
 last=0
-for i in $(seq 10 40); do
+for i in $(seq 11 40); do
+	d=$((RANDOM * span / 32768))
+	( sleep "$((d / 1000)).$(printf %03d $((d % 1000)))"
+	  p=$(session_pids "$DAEMON"); [ -n "$p" ] && kill -9 $p ) &
+	killer=$!
 	fe_opt --state "$S" --linger 1 -- chown "$i:$i" a >/dev/null 2>&1 && last=$i
+	wait $killer 2>/dev/null
 done
-kill $killer 2>/dev/null; wait $killer 2>/dev/null
 kill9
 got=$(owner a); got=${got%%:*}
 check_cmd "killed at random: the last returned run's change ($last) or a later one ($got)" \
