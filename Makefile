@@ -92,8 +92,9 @@ $(DAEMON): $(DAEMON_OBJ) $(JOURNAL_OBJ) $(COMMON_OBJ)
 # export and ls read a journal and its delta through the daemon's own
 # load (the table, its strings, the load), so that they show what a
 # session shows.
-DAEMON_LOAD := $(call obj,src/daemon/table.c src/daemon/arena.c src/daemon/shm.c \
-	src/daemon/load.c src/daemon/load_delta.c)
+DAEMON_LOAD := $(call obj,src/daemon/table.c src/daemon/table_path.c \
+	src/daemon/arena.c src/daemon/shm.c src/daemon/load.c \
+	src/daemon/load_delta.c)
 $(LAUNCHER): $(LAUNCHER_OBJ) $(DAEMON_LOAD) $(JOURNAL_OBJ) $(COMMON_OBJ)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^
 

@@ -230,6 +230,10 @@ void fe_ring_close(struct fe_loop *lp, struct conn *c);
  * -1 when a bad one closed c. */
 int fe_loop_take_ring(struct fe_loop *lp, struct conn *c);
 
+/* loop.c: the events, until told to stop: 0, or -errno when epoll
+ * fails.  The epoll set is made and the daemon started by start.c. */
+int fe_loop_events(struct fe_loop *lp);
+
 /* ckpt.c: the journal's checkpoints. */
 
 /* Changes since the last journal written. */

@@ -19,6 +19,7 @@
  * memory.
  */
 #include "table.h"
+#include "table_int.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -28,27 +29,6 @@
 #include "common/util.h"
 
 #define TAB_MIN_CAP 8u
-
-/*
- * Bracket every write of a slot (the seq protocol of fakeenv/map.h): seq
- * odd, a release fence, the fields as relaxed atomic stores (SET), then
- * seq even with a release store.  A reader in another process that saw
- * any of the new fields sees the odd seq when it reads seq again.
- */
-static void slot_begin(struct fe_slot *s)
-{
-	/* Odd whatever it was: the seq word is read back from shared
-	 * memory (so is every slot field: see "Trust" above). */
-	__atomic_store_n(&s->seq, (s->seq + 1) | 1u, __ATOMIC_RELAXED);
-	__atomic_thread_fence(__ATOMIC_RELEASE);
-}
-
-static void slot_end(struct fe_slot *s)
-{
-	__atomic_store_n(&s->seq, (s->seq | 1u) + 1, __ATOMIC_RELEASE);
-}
-
-#define SET(s, field, v) __atomic_store_n(&(s)->field, (v), __ATOMIC_RELAXED)
 
 #define PEND_SIZE FE_PEND_SIZE
 
@@ -403,8 +383,9 @@ static int make_room(struct fe_tab *t)
  * table's slots (a journal is written in that order) is quadratic: the
  * records that come first are those whose hashes are low in the bigger
  * table, which fill the low half of each smaller one twice over, and
- * linear probing then walks clusters as long as the table (a 3,000,000
- * record journal took 22 s to load, against 0.9 s for 750,000).  Linear
+ * linear probing then walks clusters as long as the table (grown so, a
+ * 3,000,000-record journal takes 22 s to load, against 0.9 s for
+ * 750,000).  Linear
  * probing's total work for a set of keys does not depend on the order
  * in which they are inserted into an array that does not grow, so a load
  * makes room for every record first.
@@ -430,130 +411,6 @@ int fe_tab_reserve(struct fe_tab *t, size_t n)
 		return r;
 	fe_tab_rehash_step(t, SIZE_MAX);
 	return 0;
-}
-
-/* fe_arena_compact()'s walk: hand every path to the new buffer. */
-static void walk_paths(struct fe_arena *a, void *ctx)
-{
-	struct fe_tab *t = ctx;
-	struct fe_tab_arr *arrs[] = { &t->cur, &t->old };
-
-	for (size_t k = 0; k < FE_ARRAY_LEN(arrs); k++) {
-		struct fe_tab_arr *arr = arrs[k];
-
-		for (size_t i = 0; arr->slots && i <= arr->mask; i++) {
-			struct fe_slot *s = &arr->slots[i];
-			size_t n;
-
-			if (!(s->flags & FE_SLOT_USED) || !s->path)
-				continue;
-			/* An entry that is not whole is lost, not copied. */
-			n = fe_arena_entry_len(a, s->path,
-					       s->flags & FE_REC_XATTR);
-			slot_begin(s);
-			SET(s, path, n ? fe_arena_move_n(a, s->path, n) : 0);
-			slot_end(s);
-		}
-	}
-}
-
-/* The entry at off, of a slot that had these flags, is no longer
- * referenced: count it as garbage and compact the arena when garbage
- * dominates.  A failed compaction leaves the garbage in place; the next
- * drop tries again. */
-static void drop_path(struct fe_tab *t, uint32_t off, uint32_t flags)
-{
-	fe_arena_drop_n(&t->arena, off,
-			fe_arena_entry_len(&t->arena, off, flags & FE_REC_XATTR));
-	if (fe_arena_wants_compact(&t->arena))
-		(void)fe_arena_compact(&t->arena, walk_paths, t);
-}
-
-/*
- * Write a new arena entry for a record whose slot (NULL: none yet) has
- * its entry at old_off with old_flags (checked: fe_arena_entry()): the path
- * (path, else the old one, else "" when xattrs need an entry), then the
- * xattrs (blk/len when set_x, else the old ones).  *off gets the entry
- * (0: none needed), *has_x whether it holds xattrs.
- *
- * A path of FE_PATH_MAX bytes or more (NUL included) is not stored: the
- * record keeps its owner, mode and xattrs but loses its path hint, the
- * old one included (it is wrong now), and t->long_paths counts it.  No
- * such path comes over the wire; a RENAMEDIR that moves a deep tree
- * under a long prefix makes them, and without the bound each one grew
- * every path below by the prefix: 25 requests of 4 KiB made 100 MB of
- * paths of 1,001 records.  Paths are hints: a record with a birth time
- * needs none, one without is dropped at the next load as if its file
- * were gone.  Returns 0 or -ENOMEM (nothing changed).
- */
-static int new_entry(struct fe_tab *t, uint32_t old_off, uint32_t old_flags,
-		     const char *path, bool set_x, const void *blk,
-		     size_t len, uint32_t *off, bool *has_x)
-{
-	const unsigned char *oblk;
-	size_t plen, n, old_plen, oblen, xlen, keep_plen;
-	bool drop = path && strlen(path) >= FE_PATH_MAX;
-	uint32_t xl32;
-	char *p;
-	const char *old;
-	int r;
-
-	if (!fe_arena_entry(&t->arena, old_off, old_flags & FE_REC_XATTR, &old_plen, &oblk,
-		       &oblen))
-		old_off = 0;
-	/* The old path is kept when no new one is given, unless the new
-	 * one was dropped. */
-	keep_plen = drop ? 0 : old_plen;
-	if (drop)
-		path = NULL;
-	xlen = set_x ? len : oblen;
-	*has_x = xlen > 0;
-	if (xlen > UINT32_MAX / 2)
-		return -ENOMEM;
-	plen = path ? strlen(path) + 1 : keep_plen ? keep_plen : 1;
-	if (!path && !keep_plen && !xlen) {
-		*off = 0;
-		t->long_paths += drop;
-		return 0;
-	}
-	n = plen + (xlen ? sizeof(xl32) + xlen : 0);
-	r = fe_arena_alloc(&t->arena, n, off);
-	if (r < 0)
-		return r;
-	t->long_paths += drop;
-	/* Pointers into the arena only now: the alloc may have moved it. */
-	p = fe_arena_ptr(&t->arena, *off);
-	old = old_off ? fe_arena_ptr(&t->arena, old_off) : NULL;
-	if (path)
-		memcpy(p, path, plen);
-	else if (keep_plen)
-		memcpy(p, old, plen);
-	else
-		p[0] = '\0';
-	if (!xlen)
-		return 0;
-	xl32 = (uint32_t)xlen;
-	memcpy(p + plen, &xl32, sizeof(xl32));
-	if (set_x)
-		memcpy(p + plen + sizeof(xl32), blk, xlen);
-	else
-		memcpy(p + plen + sizeof(xl32), old + old_plen + sizeof(xl32),
-		       xlen);
-	return 0;
-}
-
-/* Whether the entry at off holds path as its path. */
-static bool same_path(const struct fe_tab *t, uint32_t off, uint32_t flags,
-		      const char *path)
-{
-	const unsigned char *blk;
-	size_t plen, blen;
-
-	if (!off || !fe_arena_entry(&t->arena, off, flags & FE_REC_XATTR, &plen,
-				    &blk, &blen))
-		return false;
-	return strlen(path) + 1 == plen &&
-	       memcmp(fe_arena_ptr(&t->arena, off), path, plen) == 0;
 }
 
 static int put_core(struct fe_tab *t, uint64_t dev, uint64_t ino,
@@ -589,10 +446,10 @@ static int put_core(struct fe_tab *t, uint64_t dev, uint64_t ino,
 	has_x = old_flags & FE_REC_XATTR;
 	/* The path the record has already (a chown -R of a tree known):
 	 * the entry stays, and the arena does not grow by a copy. */
-	if (rewrite && !set_x && path && same_path(t, old_off, old_flags, path))
+	if (rewrite && !set_x && path && fe_tab_same_path(t, old_off, old_flags, path))
 		rewrite = false;
 	if (rewrite) {
-		r = new_entry(t, old_off, old_flags, path, set_x, blk, len,
+		r = fe_tab_new_entry(t, old_off, old_flags, path, set_x, blk, len,
 			      &off, &has_x);
 		if (r < 0)
 			return r;
@@ -620,7 +477,7 @@ static int put_core(struct fe_tab *t, uint64_t dev, uint64_t ino,
 		SET(s, path, off);
 	slot_end(s);
 	if (rewrite)
-		drop_path(t, old_off, old_flags);
+		fe_tab_drop_path(t, old_off, old_flags);
 	return 0;
 }
 
@@ -668,7 +525,7 @@ bool fe_tab_del(struct fe_tab *t, uint64_t dev, uint64_t ino)
 	if (arr->used)
 		arr->used--;
 	arr->tombs++;
-	drop_path(t, off, flags);
+	fe_tab_drop_path(t, off, flags);
 	return true;
 }
 

@@ -119,6 +119,27 @@ static int status_offline(const char *dir)
 	return 0;
 }
 
+/* The "last failure" line: the journal's last failed write, and whether
+ * one has worked since. */
+static void print_failure(const struct fe_status *st)
+{
+	char t[64];
+
+	when(t, sizeof(t), st->fail_time);
+	printf("last failure:    %s: %s, at %s (%llu failed write%s%s)\n",
+	       st->fail_what == FE_FAIL_EXIT ? "the last write" :
+	       st->fail_what == FE_FAIL_REPLACED ? "no write" :
+						   "checkpoint",
+	       st->fail_what == FE_FAIL_REPLACED ?
+		       "the state directory was removed or replaced "
+		       "since the daemon locked it" :
+		       strerror(-st->fail_err),
+	       t, (unsigned long long)st->failures,
+	       st->failures == 1 ? "" : "s",
+	       st->flags & FE_S_FAILING ? ", none written since" :
+					  ", a later one worked");
+}
+
 static void print_status(const char *where, const char *state,
 			 const struct fe_status *st)
 {
@@ -155,21 +176,8 @@ static void print_status(const char *where, const char *state,
 	       st->flags & FE_S_FAILING ? " (the last write failed: not on "
 					  "disk)" :
 					 "");
-	if (st->failures) {
-		when(t, sizeof(t), st->fail_time);
-		printf("last failure:    %s: %s, at %s (%llu failed write%s%s)\n",
-		       st->fail_what == FE_FAIL_EXIT ? "the last write" :
-		       st->fail_what == FE_FAIL_REPLACED ? "no write" :
-							   "checkpoint",
-		       st->fail_what == FE_FAIL_REPLACED ?
-			       "the state directory was removed or replaced "
-			       "since the daemon locked it" :
-			       strerror(-st->fail_err),
-		       t, (unsigned long long)st->failures,
-		       st->failures == 1 ? "" : "s",
-		       st->flags & FE_S_FAILING ? ", none written since" :
-						  ", a later one worked");
-	}
+	if (st->failures)
+		print_failure(st);
 	if (st->flags & FE_S_PREV_LOST) {
 		char line[PATH_MAX + 256];
 

@@ -3,6 +3,7 @@
  * above the fds programs use, close-on-exec.  It must never write into a
  * file of the program's: before each use it checks that the fd is still
  * the socket it opened (programs close every fd, or dup2 over ours).
+ * Opening the socket, and waiting for a restarted daemon, is sock.c's.
  *
  * Which process the globals belong to is recorded at load time.  A fork
  * child has a copy of them: the lock may be held by a thread that did not
@@ -12,24 +13,21 @@
  * connection and touches nothing.  The pid cannot tell these two apart; a
  * page the kernel wipes in a fork child and in nothing else
  * (MADV_WIPEONFORK) can.  There is no pthread_atfork handler: running one
- * in every fork child of every program made fork + _exit 7 % slower in
+ * in every fork child of every program makes fork + _exit 7 % slower in
  * CPU time (bench/forkexit, 3 more page faults a fork), in programs that
  * never talk to the daemon as much as in those that do.
  */
 #include "shim.h"
+#include "sock.h"
 
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <string.h>
-#include <sys/auxv.h>
 #include <sys/mman.h>
-#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
-#include <sys/un.h>
-#include <time.h>
 
 #include "common/reply.h"
 #include "common/util.h"
@@ -47,128 +45,10 @@ FE_LOAD_DATA static _Atomic pid_t conn_owner;
  * MADV_WIPEONFORK (older than 4.14), where an atfork handler does it. */
 enum { MARK_WIPED, MARK_OWNED, MARK_CLAIMING };
 FE_LOAD_DATA static _Atomic uint32_t *fork_mark;
-static atomic_int reported; /* the unreachable daemon was reported */
 static bool plain_io;      /* writev/read, not sendmsg/recv: a seccomp
 			      filter is coming or in place; guarded by lock */
-
-/* How long a process of a --state session waits for its daemon to come
- * back (the launcher restarts it from the journal) before it reports. */
-#define RESTART_WAIT_MS 5000
-#define RESTART_STEP_MS 20
-
-static int sock_open_once(int *fd, struct stat *st);
-
-/* What sock_open_once() returns for a daemon of another user: a code no
- * call on the way to it returns. */
-#define E_NOT_OURS EREMCHG
-static _Atomic uint32_t foreign_uid; /* that daemon's uid, for the report */
-
-static atomic_int waited_out; /* a wait for a restart ran out: no more */
-static bool conn_was_lost;    /* the connection broke: the next one may be
-				 to another daemon; guarded by lock */
-
-/* Whether this process may wait for its daemon to come back: in a --state
- * session the launcher restarts a daemon that died, and once per process
- * (after a wait that ran out, or the report, fail at once). */
-static bool may_wait(void)
-{
-	const char *state = fe_env_initial(FE_ENV_STATE);
-
-	return state && *state && !atomic_load(&reported) &&
-	       !atomic_load(&waited_out);
-}
-
-static void pause_step(void)
-{
-	struct timespec ts = { 0, RESTART_STEP_MS * 1000000L };
-
-	nanosleep(&ts, NULL);
-}
-
-/* Open a connection; on success *fd is above the usual fds, cloexec.  A
- * daemon that is not there may be being restarted: see may_wait(). */
-static int sock_open(int *fd, struct stat *st)
-{
-	int r = sock_open_once(fd, st);
-
-	for (int ms = 0; r == -EHOSTDOWN && may_wait(); ms += RESTART_STEP_MS) {
-		if (ms >= RESTART_WAIT_MS) {
-			atomic_store(&waited_out, 1);
-			break;
-		}
-		pause_step();
-		r = sock_open_once(fd, st);
-	}
-	return r;
-}
-
-/* The real uid the kernel gave this process at exec: the shim's fake ids
- * never change it, and reading it costs no call that could be wrapped. */
-static uint32_t our_uid(void)
-{
-	return (uint32_t)getauxval(AT_UID);
-}
-
-/* Whether the daemon on s runs as our own user (SO_PEERCRED: the uid it
- * listened as).  Another user's daemon, at a path swapped under us, could
- * answer anything: it is refused, as no daemon at all would be.  Returns 0
- * or -errno (-E_NOT_OURS). */
-static int peer_check(int s)
-{
-	struct ucred cred;
-	socklen_t len = sizeof(cred);
-
-	if (getsockopt(s, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0)
-		return -errno;
-	if (cred.uid != our_uid()) {
-		atomic_store(&foreign_uid, (uint32_t)cred.uid);
-		return -E_NOT_OURS;
-	}
-	return 0;
-}
-
-static int sock_open_once(int *fd, struct stat *st)
-{
-	const char *path = fe_socket_path();
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	size_t len = strlen(path);
-	struct rlimit rl;
-	int s, hi, r;
-
-	if (len == 0 || len >= sizeof(sa.sun_path))
-		return -EHOSTDOWN;
-	memcpy(sa.sun_path, path, len + 1);
-	s = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
-	if (s < 0)
-		return -errno;
-	if (connect(s, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
-		r = -errno;
-		close(s);
-		return r == -ENOENT || r == -ECONNREFUSED ? -EHOSTDOWN : r;
-	}
-	r = peer_check(s);
-	if (r < 0) {
-		close(s);
-		return r;
-	}
-	/* Out of the way of programs that expect the lowest free fd, or
-	 * dup2 onto 3, 4, ...: the highest tenth below the soft limit. */
-	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur > 64) {
-		rlim_t floor = rl.rlim_cur > 1024 ? 1000 : rl.rlim_cur - rl.rlim_cur / 10;
-
-		hi = (int)fe_syscall(SYS_fcntl, s, F_DUPFD_CLOEXEC, (int)floor);
-		if (hi >= 0) {
-			close(s);
-			s = hi;
-		}
-	}
-	if (fe_sys_fstat(s, st) < 0) {
-		close(s);
-		return -EIO;
-	}
-	*fd = s;
-	return 0;
-}
+static bool conn_was_lost; /* the connection broke: the next one may be
+			      to another daemon; guarded by lock */
 
 /* True when fd is still the socket we opened. */
 static bool still_ours(int fd)
@@ -352,7 +232,7 @@ static int conn_ensure(bool *fresh)
 		conn_fd = -1;
 	if (conn_fd >= 0)
 		return 0;
-	r = sock_open(&fd, &st);
+	r = fe_sock_open(&fd, &st);
 	if (r < 0)
 		return r;
 	/* A ring belongs to the connection it was made for: the daemon
@@ -377,7 +257,7 @@ static int call_locked(bool own, struct xchg *x)
 
 	if (!own) {
 		/* Someone else's memory: connect, ask, hang up. */
-		r = sock_open(&fd, &st);
+		r = fe_sock_open(&fd, &st);
 		if (r == 0) {
 			r = exchange(fd, x);
 			close(fd);
@@ -409,10 +289,10 @@ static int call_locked(bool own, struct xchg *x)
 	 * bounded while. */
 	for (int attempt = 0;
 	     attempt < 2 ||
-	     (may_wait() && attempt < RESTART_WAIT_MS / RESTART_STEP_MS);
+	     (fe_sock_may_wait() && attempt < FE_RESTART_WAIT_MS / FE_RESTART_STEP_MS);
 	     attempt++) {
 		if (attempt >= 2)
-			pause_step();
+			fe_sock_pause();
 		r = conn_ensure(NULL);
 		if (r < 0)
 			return r;
@@ -435,29 +315,6 @@ int fe_conn_call(struct fe_req *req, const char *tail, struct fe_rep *rep)
 				       fe_conn_call_tail(req, NULL, 0, rep);
 }
 
-/* The one line a process writes about a daemon it cannot use (r: why);
- * errno untouched. */
-static void report(int r)
-{
-	int saved = errno;
-
-	if (r == -E_NOT_OURS)
-		fe_log("refused: the daemon at %s runs as uid %u, "
-		       "not as this process (uid %u); files read as "
-		       "having no record and ownership changes fail",
-		       fe_socket_path(),
-		       (unsigned)atomic_load(&foreign_uid),
-		       (unsigned)our_uid());
-	else
-		fe_log("cannot reach the daemon at %s: %s; files read "
-		       "as having no record and ownership changes "
-		       "fail",
-		       fe_socket_path(),
-		       r == -EHOSTDOWN ? "no daemon is listening" :
-					 fe_strerror(-r));
-	errno = saved;
-}
-
 /* The round trip of every call variant. */
 static int call(struct fe_req *req, struct xchg *x)
 {
@@ -472,8 +329,8 @@ static int call(struct fe_req *req, struct xchg *x)
 	leave(&g);
 	/* A one-way send that failed is made again as a round trip
 	 * (fe_change()), which reconnects or reports. */
-	if (r < 0 && x->rep && atomic_exchange(&reported, 1) == 0)
-		report(r);
+	if (r < 0 && x->rep)
+		fe_sock_report(r);
 	return r;
 }
 

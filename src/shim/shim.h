@@ -499,8 +499,8 @@ bool fe_cred_in_group(gid_t gid);
 
 /* This process's fake ids into *ids (the hello an armed process sends),
  * and, for the supervisor, ids taken as this process's own for the calls
- * that follow (no longer written to the environment: they are its
- * targets'). */
+ * that follow (kept in memory, never written to the environment: they
+ * are its targets'). */
 struct fe_sec_hello;
 
 /* syscall(2)'s router (wrap_syscall.c): a number the shim fakes goes to
@@ -511,7 +511,7 @@ long fe_route_syscall(long nr, const long *a, bool *done);
 void fe_cred_give(struct fe_sec_hello *ids);
 void fe_cred_take(const struct fe_sec_hello *ids);
 
-/* --- metadata helpers (meta.c) --- */
+/* --- metadata helpers (meta.c; fd paths and caches: fdpath.h) --- */
 
 /* Where a stat result came from, for a birth time looked up only when a
  * record needs it (the stat calls that give none: glibc's walkers and
@@ -584,53 +584,11 @@ int fe_stat_target(int dirfd, const char *path, int flags, struct stat *st,
 const char *fe_target_hint(int dirfd, const char *path, bool followed,
 			   const struct stat *st, char *buf, size_t size);
 
-/* Remember hint as the path of fd, whose file is st, for this thread's
- * next fe_target_hint() of that fd (a creation's fd, which fchown and
- * fchmod follow: tar x).  tok: fd's token (fe_fd_token()) read before st
- * was. */
-void fe_fd_hint_keep(int fd, uint32_t tok, const struct stat *st,
-		     const char *hint);
-
-/* Forget what this thread kept of its fds (fe_fd_hint_keep(),
- * fe_fd_stat_keep(), fe_fd_dev()): in an exec wrapper, which a vfork
- * child runs in its parent's memory.  Async-signal-safe. */
-void fe_fd_caches_drop(void);
-
-/* st_dev of fd's file into *dev: 0, or the fstat's negative errno
- * (errno untouched).  While fd's token holds, what this thread found
- * last, with no fstat: readdir's d_type fix-up asks once per regular
- * entry. */
-int fe_fd_dev(int fd, dev_t *dev);
-
-/* This process renamed a directory: the fd paths kept so far may name
- * what is no longer there. */
-void fe_fd_paths_moved(void);
-
-/* The stat this thread kept for fd (fe_fd_stat_keep()), if fd's token
- * says it is still that file's: *st and *btag, true.  The real mode is
- * what it was when kept, but for this thread's chmods since
- * (fe_fd_stat_mode()). */
-bool fe_fd_stat_cached(int fd, struct stat *st, uint32_t *btag);
-void fe_fd_stat_keep(int fd, uint32_t tok, const struct stat *st,
-		     uint32_t btag);
-
-/* A chmod of ours gave the real inode dev:ino this mode (type bits
- * included): the kept stat follows. */
-void fe_fd_stat_mode(dev_t dev, ino_t ino, mode_t mode);
-
 /* lstat/stat of dirfd+path without passing through our wrappers, and
  * without a birth time (the shim's own fds: sockets, memfds); flags as
  * fstatat.  Returns 0 or -errno. */
 int fe_sys_fstatat(int dirfd, const char *path, struct stat *st, int flags);
 int fe_sys_fstat(int fd, struct stat *st);
-
-/* Absolute form of dirfd+path for the daemon's path hint, in buf.  Returns
- * buf, or NULL when it cannot be built or does not fit FE_PATH_MAX (the
- * hint is then simply not sent). */
-const char *fe_abspath(int dirfd, const char *path, char *buf, size_t size);
-
-/* Path of an open fd (readlink of /proc/self/fd/N) into buf, or NULL. */
-const char *fe_fdpath(int fd, char *buf, size_t size);
 
 /* A request for the inode described by st and btag, real fields filled
  * in. */
@@ -706,5 +664,8 @@ int fe_acl_as_chmod(int fd, const char *path, int flags, const char *name,
  * no lock, allocates nothing, writes no global: may run in a vfork
  * child. */
 void fe_cred_format(char *uids, char *gids, char *groups, size_t n);
+
+/* Paths of fds and dirfd+path, and the per-thread fd caches. */
+#include "fdpath.h"
 
 #endif
