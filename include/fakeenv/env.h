@@ -93,7 +93,8 @@
 #define FE_ENV_TRACE "FAKEENV_TRACE"
 
 /* "1": the shim does not map the shared table and asks the daemon for
- * every stat, as before it existed (for tests and debugging). */
+ * every stat, as where memfds cannot be sealed (for tests and
+ * debugging). */
 #define FE_ENV_NO_MAP "FAKEENV_NO_MAP"
 
 /* "1": fork children are told apart by a pthread_atfork handler, as on a

@@ -14,7 +14,7 @@
  * hands a number out again only after a close, and every way libc closes
  * an fd the program opened is one of those.  An fd opened any other way
  * (inside libc: fts, nftw, scandir; socket; inherited) has no token: the
- * callers check it with an fstat as before.
+ * callers check it with an fstat.
  *
  * Tokens are unique in the process (a counter), not per number, so that
  * an entry torn by a signal handler, fd of one and token of another,

@@ -3,9 +3,9 @@
  * into memory the daemon polls, with no system call, while the daemon is
  * awake.  Whatever cannot go here (no ring yet, the daemon asleep, the
  * ring full or closed, another thread writing, a signal handler that
- * interrupted this thread's own write) goes by the socket as before, and
- * the daemon takes the ring before any socket message of ours, so that
- * our changes land in the order we made them.  Another process's change
+ * interrupted this thread's own write) goes by the socket, as a message,
+ * and the daemon takes the ring before any socket message of ours, so
+ * that our changes land in the order we made them.  Another process's change
  * to the same bucket still in flight makes ours wait for its reply: the
  * pending counters order processes, the ring orders ours.
  */
