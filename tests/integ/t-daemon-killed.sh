@@ -1,7 +1,7 @@
 #!/bin/bash
 # The daemon killed with SIGKILL during a session: no client hangs (every
 # wait here is bounded), each process prints one line on stderr at its
-# next faked call, and then behaves as the README says: a stat shows the
+# next faked call, and then behaves as docs/hostile.md says: a stat shows the
 # file as having no record (0:0), a chown fails with EIO, and the command
 # runs on to its own exit status, which the launcher returns.
 . "$(dirname "$0")/lib.sh"

@@ -71,7 +71,7 @@ check_eq "mtree: sorted by directory, then name" \
 
 if have bsdtar; then
 	# From $W, not from inside rootfs: there the device nodes' real
-	# files would contradict their type= (see README, Export).
+	# files would contradict their type= (see docs/export.md).
 	check_cmd "bsdtar packs the mtree" as_user bsdtar -cf b.tar @m.mtree
 	tar --numeric-owner -tvvf a.tar >a.list 2>&1
 	tar --numeric-owner -tvvf b.tar >b.list 2>&1
