@@ -60,13 +60,18 @@ LAUNCHER := $(BUILD)/fakeenv
 UNITS    := $(patsubst tests/unit/%.c,$(BUILD)/tests/unit/%,$(UNIT_SRC))
 HELPERS  := $(patsubst tests/integ/helpers/%.c,$(BUILD)/tests/helpers/%,$(HELPER_SRC))
 STATIC_HELPERS := $(patsubst %,$(BUILD)/tests/static/%,own st node mode xat acc creds mk rmv sigloop)
+# A program of another libc (musl's), dynamic and static, for t-musl;
+# built where Debian's musl-tools gives musl-gcc, else t-musl skips.
+MUSL_GCC := $(shell command -v musl-gcc 2>/dev/null)
+MUSL_HELPERS := $(if $(MUSL_GCC),$(BUILD)/tests/musl/mh $(BUILD)/tests/musl/mh-static)
 BENCHES  := $(patsubst bench/%.c,$(BUILD)/bench/%,$(BENCH_SRC)) \
 	    $(BUILD)/bench/empty.so
 
 .PHONY: all test unit integ asan valgrind bench bench-journal demo install uninstall clean check-exports deb \
 	fuzz fuzz-cc
 
-all: $(SHIM) $(DAEMON) $(LAUNCHER) $(UNITS) $(HELPERS) $(STATIC_HELPERS) $(BENCHES)
+all: $(SHIM) $(DAEMON) $(LAUNCHER) $(UNITS) $(HELPERS) $(STATIC_HELPERS) \
+	$(MUSL_HELPERS) $(BENCHES)
 
 # The shim defines libc's own names: fortify's inline wrappers would
 # collide with them, and a nonnull attribute copied from libc's prototype
@@ -122,6 +127,16 @@ $(BUILD)/tests/static/%: tests/integ/helpers/%.c tests/integ/helpers/helper.h \
 	@mkdir -p $(@D)
 	$(CC) $(STATIC_CFLAGS) -static -include tests/integ/helpers/static.h \
 		$(LDFLAGS) -o $@ $< -lpthread
+
+# musl's headers have neither our include/ nor the kernel's: mh needs
+# neither.
+MUSL_CFLAGS := -std=gnu11 -D_GNU_SOURCE -O2 $(WARN)
+$(BUILD)/tests/musl/mh: tests/integ/musl/mh.c tests/integ/helpers/helper.h
+	@mkdir -p $(@D)
+	$(MUSL_GCC) $(MUSL_CFLAGS) -o $@ $<
+$(BUILD)/tests/musl/mh-static: tests/integ/musl/mh.c tests/integ/helpers/helper.h
+	@mkdir -p $(@D)
+	$(MUSL_GCC) $(MUSL_CFLAGS) -static -o $@ $<
 
 # jdump reads journals and mkjnl writes them with the journal code, as
 # the unit tests do (and with their sanitizers in `make asan`); they never

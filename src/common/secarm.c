@@ -153,48 +153,97 @@ static bool go_segment(fe_sys_fn *sys, int fd, const Elf64_Phdr *ph,
 	return go_note_far(sys, fd, ph, len);
 }
 
-/* The verdict on n program headers at tab (unaligned: copied out one by
- * one): no PT_INTERP (static), or a Go note. */
-static bool phdrs_unreachable(fe_sys_fn *sys, int fd, const char *tab,
-			      size_t n, const char *head, size_t got)
+/* Whether a PT_INTERP of name (len bytes, NUL-terminated or not) is
+ * another libc's loader: its basename is musl's "ld-musl-ARCH.so.1" and
+ * ours is not, or the other way round.  The loader of our own libc in
+ * another version (a chroot's glibc) is not foreign: the shim loads into
+ * it. */
+static bool interp_foreign(const char *name, size_t len)
 {
-	Elf64_Phdr ph;
-	bool interp = false;
+	static const char musl[] = "ld-musl-";
+	size_t base = 0, i;
+	bool is_musl;
+
+	for (i = 0; i < len && name[i]; i++)
+		if (name[i] == '/')
+			base = i + 1;
+	len = i;
+	is_musl = len - base >= sizeof(musl) - 1 &&
+		  !memcmp(name + base, musl, sizeof(musl) - 1);
+#ifdef __GLIBC__
+	return is_musl;
+#else
+	return !is_musl;
+#endif
+}
+
+/* The PT_INTERP segment ph's name is not in head: read, in a frame of its
+ * own (a loader's path is short; a longer one is no loader we know). */
+static __attribute__((noinline)) bool interp_far(fe_sys_fn *sys, int fd,
+						 const Elf64_Phdr *ph)
+{
+	char name[256];
+	size_t len = ph->p_filesz < sizeof(name) ? ph->p_filesz : sizeof(name);
+	long got = pread_all(sys, fd, name, len, (long)ph->p_offset);
+
+	return got > 0 && interp_foreign(name, (size_t)got);
+}
+
+static enum fe_sec_reach interp_verdict(fe_sys_fn *sys, int fd,
+					const Elf64_Phdr *ph, const char *head,
+					size_t got)
+{
+	bool foreign;
+
+	if (ph->p_offset <= got && ph->p_filesz <= got - ph->p_offset)
+		foreign = interp_foreign(head + ph->p_offset, ph->p_filesz);
+	else
+		foreign = interp_far(sys, fd, ph);
+	return foreign ? FE_SEC_FOREIGN : FE_SEC_REACHED;
+}
+
+/* The verdict on n program headers at tab (unaligned: copied out one by
+ * one): no PT_INTERP (static), a Go note, another libc's loader. */
+static enum fe_sec_reach phdrs_verdict(fe_sys_fn *sys, int fd,
+				       const char *tab, size_t n,
+				       const char *head, size_t got)
+{
+	Elf64_Phdr ph, interp = { .p_type = PT_NULL };
 
 	for (size_t i = 0; i < n; i++) {
 		memcpy(&ph, tab + i * sizeof(ph), sizeof(ph));
-		interp |= ph.p_type == PT_INTERP;
+		if (ph.p_type == PT_INTERP)
+			interp = ph;
 	}
-	if (!interp)
-		return true;
+	if (interp.p_type != PT_INTERP)
+		return FE_SEC_BELOW;
 	for (size_t i = 0; i < n; i++) {
 		memcpy(&ph, tab + i * sizeof(ph), sizeof(ph));
 		if (ph.p_type == PT_NOTE && go_segment(sys, fd, &ph, head, got))
-			return true;
+			return FE_SEC_BELOW;
 	}
-	return false;
+	return interp_verdict(sys, fd, &interp, head, got);
 }
 
 /* Program headers that are not in the head: read, in a frame of their
  * own. */
-static __attribute__((noinline)) bool phdrs_far(fe_sys_fn *sys, int fd,
-						const Elf64_Ehdr *eh,
-						const char *head, size_t got)
+static __attribute__((noinline)) enum fe_sec_reach
+phdrs_far(fe_sys_fn *sys, int fd, const Elf64_Ehdr *eh, const char *head,
+	  size_t got)
 {
 	Elf64_Phdr ph[64];
 	size_t n = eh->e_phnum;
 
 	if (pread_all(sys, fd, ph, n * sizeof(ph[0]), (long)eh->e_phoff) !=
 	    (long)(n * sizeof(ph[0])))
-		return false;
-	return phdrs_unreachable(sys, fd, (const char *)ph, n, head, got);
+		return FE_SEC_REACHED;
+	return phdrs_verdict(sys, fd, (const char *)ph, n, head, got);
 }
 
-/* The ELF at fd, whose first got bytes are head: static (no PT_INTERP)
- * or Go.  A 32-bit ELF or another machine's: false (the filter is for
- * the native ABI). */
-static bool elf_unreachable(fe_sys_fn *sys, int fd, const char *head,
-			    size_t got)
+/* The ELF at fd, whose first got bytes are head.  A 32-bit ELF or
+ * another machine's: reached (the filter is for the native ABI). */
+static enum fe_sec_reach elf_verdict(fe_sys_fn *sys, int fd,
+				     const char *head, size_t got)
 {
 	Elf64_Ehdr eh;
 	size_t n, size;
@@ -204,15 +253,15 @@ static bool elf_unreachable(fe_sys_fn *sys, int fd, const char *head,
 	size = n * sizeof(Elf64_Phdr);
 	if (eh.e_ident[EI_CLASS] != ELFCLASS64 ||
 	    eh.e_phentsize != sizeof(Elf64_Phdr) || n == 0 || n > 64)
-		return false;
+		return FE_SEC_REACHED;
 	if (eh.e_phoff <= got && size <= got - eh.e_phoff)
-		return phdrs_unreachable(sys, fd, head + eh.e_phoff, n, head,
-					 got);
+		return phdrs_verdict(sys, fd, head + eh.e_phoff, n, head, got);
 	return phdrs_far(sys, fd, &eh, head, got);
 }
 
 /* depth: a script's interpreter is looked at, not the interpreter's. */
-static bool unreachable(fe_sys_fn *sys, const char *path, int depth)
+static enum fe_sec_reach verdict(fe_sys_fn *sys, const char *path,
+				 int depth)
 {
 	union {
 		Elf64_Ehdr eh;
@@ -220,13 +269,13 @@ static bool unreachable(fe_sys_fn *sys, const char *path, int depth)
 	} u;
 	long fd = SYS4(SYS_openat, AT_FDCWD, path, O_RDONLY | O_CLOEXEC, 0);
 	long got;
-	bool r = false;
+	enum fe_sec_reach r = FE_SEC_REACHED;
 
 	if (fd < 0)
-		return false;
+		return FE_SEC_REACHED;
 	got = pread_all(sys, (int)fd, &u, sizeof(u), 0);
 	if (got >= (long)sizeof(u.eh) && !memcmp(u.eh.e_ident, ELFMAG, SELFMAG)) {
-		r = elf_unreachable(sys, (int)fd, u.text, (size_t)got);
+		r = elf_verdict(sys, (int)fd, u.text, (size_t)got);
 	} else if (got > 2 && depth == 0 && u.text[0] == '#' &&
 		   u.text[1] == '!') {
 		char *p = u.text + 2, *end;
@@ -241,15 +290,15 @@ static bool unreachable(fe_sys_fn *sys, const char *path, int depth)
 			end++;
 		*end = '\0';
 		if (*p == '/')
-			r = unreachable(sys, p, depth + 1);
+			r = verdict(sys, p, depth + 1);
 	}
 	SYS1(SYS_close, fd);
 	return r;
 }
 
-bool fe_sec_unreachable(fe_sys_fn *sys, const char *path)
+enum fe_sec_reach fe_sec_reach(fe_sys_fn *sys, const char *path)
 {
-	return path && *path && unreachable(sys, path, 0);
+	return path && *path ? verdict(sys, path, 0) : FE_SEC_REACHED;
 }
 
 bool fe_sec_which(fe_sys_fn *sys, const char *file, const char *path,

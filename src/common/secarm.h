@@ -35,17 +35,26 @@ int fe_sec_mode_parse(const char *s);
 /* FAKEENV_SECCOMP's value in this process (absent: auto; unknown: auto). */
 enum fe_sec_mode fe_sec_mode_of(const char *value);
 
-/*
- * Whether the program at path (as execve(2) would take it: relative to
- * the cwd) is one the preload cannot reach: an ELF with no PT_INTERP (a
- * static program), or with Go's build-id note (Go makes its own system
- * calls), or a "#!" script whose interpreter is one.  A file that cannot
- * be read or is no ELF: false (execve says what it is).
- */
-bool fe_sec_unreachable(fe_sys_fn *sys, const char *path);
+/* What the preload can do for a program. */
+enum fe_sec_reach {
+	FE_SEC_REACHED, /* it loads into it (or execve will fail) */
+	FE_SEC_BELOW,   /* it loads, but the program calls the kernel
+			   itself: static (no PT_INTERP) or Go */
+	FE_SEC_FOREIGN, /* another libc's loader (musl's in a glibc
+			   build, any other in a musl one): it cannot load
+			   at all, and must be left out of LD_PRELOAD */
+};
 
 /*
- * execvp's search, for fe_sec_unreachable(): the first PATH entry (path
+ * The verdict on the program at path (as execve(2) would take it:
+ * relative to the cwd); a "#!" script gets its interpreter's.  A file
+ * that cannot be read or is no ELF: FE_SEC_REACHED (execve says what it
+ * is).  Both but FE_SEC_REACHED are put under the filter in auto mode.
+ */
+enum fe_sec_reach fe_sec_reach(fe_sys_fn *sys, const char *path);
+
+/*
+ * execvp's search, for fe_sec_reach(): the first PATH entry (path
  * NULL: the default) where file is an executable regular file, into buf.
  * file with a slash: itself.  False when there is none (execvp fails).
  */

@@ -28,7 +28,6 @@
 #include "supervise.h"
 #include "utils.h"
 
-#define LIB_NAME    "libfakeenv.so"
 #define LIB_REL     "lib/fakeenv"     /* from bin/, installed */
 #define DAEMON_NAME "fakeenvd"
 #define DAEMON_REL  "libexec/fakeenv" /* from bin/, installed */
@@ -366,38 +365,6 @@ static void open_std_fds(void)
 	}
 }
 
-/* Whether an LD_PRELOAD entry is a libfakeenv.so: the one the dead
- * session named, or any by that name (an older build, another tree). */
-static bool is_our_lib(const char *entry, const char *env_lib)
-{
-	const char *base = strrchr(entry, '/');
-
-	base = base ? base + 1 : entry;
-	return (env_lib && !strcmp(entry, env_lib)) || !strcmp(base, LIB_NAME);
-}
-
-/* The LD_PRELOAD list PRE without our library.  Returns a malloc'd list,
- * possibly empty. */
-static char *preload_without(const char *pre, const char *env_lib)
-{
-	char *copy = xstrdup(pre), *out = xmalloc(strlen(pre) + 1);
-	char *save = NULL, *tok;
-	size_t n = 0;
-
-	for (tok = strtok_r(copy, ": ", &save); tok;
-	     tok = strtok_r(NULL, ": ", &save)) {
-		if (is_our_lib(tok, env_lib))
-			continue;
-		if (n)
-			out[n++] = ':';
-		memcpy(out + n, tok, strlen(tok));
-		n += strlen(tok);
-	}
-	out[n] = '\0';
-	free(copy);
-	return out;
-}
-
 /*
  * FAKEENV_SOCKET names a daemon that is gone: start afresh.  Our own shim
  * may be preloaded into this very process; its wrappers would keep talking
@@ -412,7 +379,7 @@ static void leave_dead_session(char **argv)
 	char *rest;
 
 	if (pre) {
-		rest = preload_without(pre, getenv(FE_ENV_LIB));
+		rest = fe_run_preload_without(pre, getenv(FE_ENV_LIB));
 		if (!strcmp(rest, pre)) {
 			free(rest);
 			rest = NULL;
@@ -637,7 +604,7 @@ int main(int argc, char **argv)
 	signal(SIGCHLD, SIG_DFL);
 
 	lib = o.lib ? fe_loc_given("-l", o.lib, R_OK)
-		    : fe_loc_need(self, LIB_NAME, LIB_REL, R_OK);
+		    : fe_loc_need(self, FE_LIB_NAME, LIB_REL, R_OK);
 	daemon = o.daemon ? fe_loc_given("--faked", o.daemon, X_OK)
 			  : fe_loc_need(self, DAEMON_NAME, DAEMON_REL, X_OK);
 	status = run(&o, daemon, lib);

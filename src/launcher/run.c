@@ -44,6 +44,34 @@ static bool preload_has(const char *pre, const char *lib)
 	return found;
 }
 
+static bool is_our_lib(const char *entry, const char *lib)
+{
+	const char *base = strrchr(entry, '/');
+
+	base = base ? base + 1 : entry;
+	return (lib && !strcmp(entry, lib)) || !strcmp(base, FE_LIB_NAME);
+}
+
+char *fe_run_preload_without(const char *pre, const char *lib)
+{
+	char *copy = xstrdup(pre), *out = xmalloc(strlen(pre) + 1);
+	char *save = NULL, *tok;
+	size_t n = 0;
+
+	for (tok = strtok_r(copy, PRELOAD_SEPS, &save); tok;
+	     tok = strtok_r(NULL, PRELOAD_SEPS, &save)) {
+		if (is_our_lib(tok, lib))
+			continue;
+		if (n)
+			out[n++] = ':';
+		memcpy(out + n, tok, strlen(tok));
+		n += strlen(tok);
+	}
+	out[n] = '\0';
+	free(copy);
+	return out;
+}
+
 static void xsetenv(const char *name, const char *value)
 {
 	if (setenv(name, value, 1) < 0)

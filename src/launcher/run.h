@@ -21,6 +21,14 @@ struct fe_job {
  * cannot be put in LD_PRELOAD. */
 void fe_run_setenv(const char *sock, const char *lib, bool unknown_is_real);
 
+/* The shim's file name. */
+#define FE_LIB_NAME "libfakeenv.so"
+
+/* The LD_PRELOAD list pre without our library: entries equal to lib (the
+ * path FAKEENV_LIB names; may be NULL) or named FE_LIB_NAME (an older
+ * build, another tree).  A malloc'd list, possibly empty. */
+char *fe_run_preload_without(const char *pre, const char *lib);
+
 /* Add --ignore-path PREFIX to *list (a malloc'd "P1:P2", or NULL): made
  * lexically normal ("." and ".." taken out, no trailing '/'), as the shim
  * compares it.  Dies when PREFIX is not absolute or holds a ':'. */

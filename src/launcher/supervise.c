@@ -25,6 +25,7 @@
 #include "common/secarm.h"
 #include "common/util.h"
 #include "fakeenv/env.h"
+#include "run.h"
 #include "supervise.h"
 #include "utils.h"
 
@@ -123,19 +124,38 @@ void fe_sup_start(int fd)
 	}
 }
 
+/* CMD runs another libc's loader, which cannot load the shim: CMD goes
+ * without it (the filter fakes it and all it runs), and so do its
+ * children, which inherit the list. */
+static void leave_out_lib(void)
+{
+	const char *pre = getenv("LD_PRELOAD");
+	char *rest;
+
+	if (!pre)
+		return;
+	rest = fe_run_preload_without(pre, getenv(FE_ENV_LIB));
+	if (*rest ? setenv("LD_PRELOAD", rest, 1) : unsetenv("LD_PRELOAD"))
+		fe_msg(errno, "cannot take the shim out of LD_PRELOAD");
+	free(rest);
+}
+
 void fe_sup_arm_cmd(const char *file)
 {
 	enum fe_sec_mode mode = fe_sec_mode_of(getenv(FE_ENV_SECCOMP));
 	const char *sock = getenv(FE_ENV_SUPERVISOR), *why;
 	struct fe_sec_hello h = { .magic = FE_SEC_MAGIC, .ngroups = 1 };
+	enum fe_sec_reach reach = FE_SEC_REACHED;
 	char path[4096];
 	int r;
 
 	if (mode == FE_SEC_NEVER || !sock)
 		return;
-	if (mode == FE_SEC_AUTO &&
-	    (!fe_sec_which(syscall, file, getenv("PATH"), path, sizeof(path)) ||
-	     !fe_sec_unreachable(syscall, path)))
+	if (fe_sec_which(syscall, file, getenv("PATH"), path, sizeof(path)))
+		reach = fe_sec_reach(syscall, path);
+	if (reach == FE_SEC_FOREIGN)
+		leave_out_lib();
+	if (mode == FE_SEC_AUTO && reach == FE_SEC_REACHED)
 		return;
 	/* CMD starts as root, its groups root's alone. */
 	h.pid = getpid();

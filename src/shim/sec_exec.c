@@ -46,18 +46,17 @@ static const char *target(int how, const char *path, int fd, int flags,
 	return NULL;
 }
 
-/* fe_sec_unreachable() of the file the call will open, when that takes
- * a name built in buf: in a frame of its own, so that the common case
- * (a path as it is) runs on less stack.  This runs in fork children,
- * where each page of stack touched is a page fault. */
-static __attribute__((noinline)) bool unreachable_built(int how,
-							 const char *path,
-							 int fd, int flags)
+/* fe_sec_reach() of the file the call will open, when that takes a name
+ * built in buf: in a frame of its own, so that the common case (a path
+ * as it is) runs on less stack.  This runs in fork children, where each
+ * page of stack touched is a page fault. */
+static __attribute__((noinline)) enum fe_sec_reach
+reach_built(int how, const char *path, int fd, int flags)
 {
 	char buf[PATH_MAX];
 	const char *file = target(how, path, fd, flags, buf, sizeof(buf));
 
-	return file && fe_sec_unreachable(fe_syscall, file);
+	return file ? fe_sec_reach(fe_syscall, file) : FE_SEC_REACHED;
 }
 
 /* Armed here: out of the common path for the same reason. */
@@ -84,35 +83,42 @@ static __attribute__((noinline)) void arm(const char *path)
 	}
 }
 
-void fe_sec_exec(int how, const char *path, int fd, int flags)
+bool fe_sec_exec(int how, const char *path, int fd, int flags)
 {
 	int saved = errno;
 	enum fe_sec_mode mode;
+	enum fe_sec_reach reach;
 
-	if (!fe_in_session() || fe_sec_under())
-		goto out;
+	if (!fe_in_session())
+		return false;
 	mode = fe_sec_mode_of(fe_env_initial(FE_ENV_SECCOMP));
 	if (mode == FE_SEC_NEVER)
-		goto out;
-	if (mode == FE_SEC_AUTO &&
-	    !(how == FE_EXEC_PATH ? fe_sec_unreachable(fe_syscall, path) :
-				    unreachable_built(how, path, fd, flags)))
-		goto out;
-	arm(path);
-out:
+		return false;
+	/* Under the filter already, or always: the verdict decides only
+	 * whether the library stays in LD_PRELOAD. */
+	reach = how == FE_EXEC_PATH ? fe_sec_reach(fe_syscall, path) :
+				      reach_built(how, path, fd, flags);
+	if (!fe_sec_under() && (mode == FE_SEC_ALWAYS || reach != FE_SEC_REACHED))
+		arm(path);
 	errno = saved;
+	return reach == FE_SEC_FOREIGN;
 }
 
 const char *fe_sec_spawn_via(bool search, const char *path, char *buf,
-			     size_t size)
+			     size_t size, bool *foreign)
 {
 	const char *via = fe_root_launcher();
 	const char *file;
 	int saved = errno;
+	enum fe_sec_mode mode;
+	enum fe_sec_reach reach;
 	bool arm;
 
-	if (!fe_in_session() || fe_sec_under() || !via || via[0] != '/' ||
-	    fe_sec_mode_of(fe_env_initial(FE_ENV_SECCOMP)) != FE_SEC_AUTO)
+	*foreign = false;
+	if (!fe_in_session())
+		return NULL;
+	mode = fe_sec_mode_of(fe_env_initial(FE_ENV_SECCOMP));
+	if (mode == FE_SEC_NEVER)
 		return NULL;
 	file = target(search ? FE_EXEC_SEARCH : FE_EXEC_PATH, path, -1, 0,
 		      buf, size);
@@ -120,7 +126,10 @@ const char *fe_sec_spawn_via(bool search, const char *path, char *buf,
 		fe_fmt(buf, size, "%s", file);
 		file = buf;
 	}
-	arm = file && fe_sec_unreachable(fe_syscall, file) &&
+	reach = file ? fe_sec_reach(fe_syscall, file) : FE_SEC_REACHED;
+	*foreign = reach == FE_SEC_FOREIGN;
+	arm = mode == FE_SEC_AUTO && reach != FE_SEC_REACHED &&
+	      !fe_sec_under() && via && via[0] == '/' &&
 	      !fe_sec_filtered(fe_syscall);
 	errno = saved;
 	return arm ? via : NULL;

@@ -148,15 +148,19 @@ bool fe_in_session(void);
 /* The exec wrappers, before the real call: arm this process with the
  * session's seccomp filter when the program is one the preload cannot
  * reach (sec_exec.c).  how: path as it is, searched in PATH, fd
- * (fexecve), or fd + path + flags (execveat). */
+ * (fexecve), or fd + path + flags (execveat).  True when the program
+ * runs another libc's loader, which cannot load the library: the
+ * caller leaves it out of the child's LD_PRELOAD (the filter fakes
+ * such a program and every process it runs). */
 enum { FE_EXEC_PATH, FE_EXEC_SEARCH, FE_EXEC_FD, FE_EXEC_AT };
-void fe_sec_exec(int how, const char *path, int fd, int flags);
+bool fe_sec_exec(int how, const char *path, int fd, int flags);
 
 /* posix_spawn's: the launcher's path when the program (path, searched in
  * PATH when search) must be armed, with its own path in buf; else NULL.
- * The spawn then runs "LAUNCHER FE_SEC_EXEC_ARG buf ARGV...". */
+ * The spawn then runs "LAUNCHER FE_SEC_EXEC_ARG buf ARGV...".  *foreign
+ * as fe_sec_exec() returns it. */
 const char *fe_sec_spawn_via(bool search, const char *path, char *buf,
-			     size_t size);
+			     size_t size, bool *foreign);
 
 /* True when this process runs under the session's seccomp filter (it then
  * passes every call through, as if disabled: the supervisor answers). */

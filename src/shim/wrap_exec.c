@@ -53,6 +53,10 @@ struct call {
 	pid_t *pid;        /* posix_spawn* */
 	const posix_spawn_file_actions_t *fa;
 	const posix_spawnattr_t *attr;
+	char *target;      /* posix_spawn*: PATH_MAX bytes for via's path */
+	/* Set by sec_step(): */
+	const char *via;   /* posix_spawn*: the launcher to arm through */
+	bool leave_out;    /* another libc's program: not our library */
 };
 
 /* An argument list up to this many entries is built on the stack, a
@@ -69,9 +73,8 @@ struct call {
 static int spawn_armed(fe_posix_spawn_fn *spawn, const struct call *c,
 		       char *const envp[])
 {
-	char target[PATH_MAX], *small[STACK_ARGS], **argv = small;
-	const char *via = fe_sec_spawn_via(c->how == SPAWNP, c->path, target,
-					   sizeof(target));
+	char *small[STACK_ARGS], **argv = small;
+	const char *via = c->via;
 	size_t n = 0, size = 0;
 	int r;
 
@@ -88,7 +91,7 @@ static int spawn_armed(fe_posix_spawn_fn *spawn, const struct call *c,
 	}
 	argv[0] = (char *)via;
 	argv[1] = (char *)FE_SEC_EXEC_ARG;
-	argv[2] = target;
+	argv[2] = c->target;
 	for (size_t i = 0; i <= n; i++)
 		argv[3 + i] = i < n ? c->argv[i] : NULL;
 	/* posix_spawnp's search is done: target is a path. */
@@ -98,33 +101,39 @@ static int spawn_armed(fe_posix_spawn_fn *spawn, const struct call *c,
 	return r;
 }
 
-/*
- * The real function of c with envp.  Exec forms return -1 with the real
- * call's errno (ENOSYS when libc lacks the symbol: execveat before glibc
- * 2.34); the spawn forms return 0 or an error number, as they do.
- */
-static void sec_step(const struct call *c)
+/* The seccomp part of c, before its environment is made: arming this
+ * process, or choosing the launcher a spawn arms through, and whether
+ * the child must go without our library. */
+static void sec_step(struct call *c)
 {
 	switch (c->how) {
 	case EXECVE:
-		fe_sec_exec(FE_EXEC_PATH, c->path, -1, 0);
+		c->leave_out = fe_sec_exec(FE_EXEC_PATH, c->path, -1, 0);
 		break;
 	case EXECVPE:
-		fe_sec_exec(FE_EXEC_SEARCH, c->path, -1, 0);
+		c->leave_out = fe_sec_exec(FE_EXEC_SEARCH, c->path, -1, 0);
 		break;
 	case FEXECVE:
-		fe_sec_exec(FE_EXEC_FD, NULL, c->fd, 0);
+		c->leave_out = fe_sec_exec(FE_EXEC_FD, NULL, c->fd, 0);
 		break;
 	case EXECVEAT:
-		fe_sec_exec(FE_EXEC_AT, c->path, c->fd, c->flags);
+		c->leave_out = fe_sec_exec(FE_EXEC_AT, c->path, c->fd,
+					   c->flags);
 		break;
 	case SPAWN:
 	case SPAWNP:
-		break; /* spawn_armed() */
+		c->via = fe_sec_spawn_via(c->how == SPAWNP, c->path,
+					  c->target, PATH_MAX, &c->leave_out);
+		break;
 	}
 }
 
-/* call_real() but for sec_step(), done already. */
+/*
+ * The real function of c with envp, sec_step() done.  Exec forms return
+ * -1 with the real call's errno (ENOSYS when libc lacks the symbol:
+ * execveat before glibc 2.34); the spawn forms return 0 or an error
+ * number, as they do.
+ */
 static int real_step(const struct call *c, char *const envp[])
 {
 	fe_posix_spawn_fn *spawn;
@@ -148,12 +157,6 @@ static int real_step(const struct call *c, char *const envp[])
 		return spawn_armed(spawn, c, envp);
 	}
 	return fe_enosys();
-}
-
-static int call_real(const struct call *c, char *const envp[])
-{
-	sec_step(c);
-	return real_step(c, envp);
 }
 
 /* Whether entry e is NAME=... */
@@ -252,7 +255,7 @@ static char *put_without(char **p, const char *list, const char *lib)
 static int call_freeing(const struct call *c, char **env, void *mem,
 			size_t size)
 {
-	int r = call_real(c, env);
+	int r = real_step(c, env);
 
 	if (mem) {
 		int e = errno;
@@ -270,7 +273,8 @@ struct scan {
 	const char *pre;   /* the LD_PRELOAD value ld.so would read, or NULL */
 	const char *whole; /* the load-time LD_PRELOAD to put back, or NULL */
 	bool fix_pre;      /* LD_PRELOAD does not name lib */
-	bool trace;        /* ldd: LD_TRACE_LOADED_OBJECTS, lib left out */
+	bool leave_out;    /* lib left out: ldd (LD_TRACE_LOADED_OBJECTS) or
+			      another libc's program (sec_step()) */
 	size_t n;          /* entries in envp */
 	const char *value[N_RESTORED]; /* load-time values to put back */
 	const char *id_seen[N_IDS];    /* the last entry of each id */
@@ -283,7 +287,7 @@ struct scan {
 	char id_ent[N_IDS][sizeof(FE_ENV_GROUPS) + FE_CRED_BUF];
 };
 
-static void scan_env(struct scan *s, char *const envp[])
+static void scan_env(struct scan *s, char *const envp[], bool leave_out)
 {
 	char *idv[N_IDS];
 
@@ -291,13 +295,15 @@ static void scan_env(struct scan *s, char *const envp[])
 	memset(s, 0, offsetof(struct scan, id_ent));
 	s->lib = fe_root_lib();
 	s->root = fe_root_ent();
+	s->leave_out = leave_out;
 	for (int i = 0; i < N_RESTORED; i++)
 		s->value[i] = fe_env_initial(restored_from[i]);
 	for (char *const *e = envp; e && *e; e++, s->n++) {
 		if (is_var(*e, PRELOAD))
 			s->pre = fe_var_value(*e, PRELOAD);
 		if (is_var(*e, "LD_TRACE_LOADED_OBJECTS"))
-			s->trace = *fe_var_value(*e, "LD_TRACE_LOADED_OBJECTS");
+			s->leave_out |=
+				*fe_var_value(*e, "LD_TRACE_LOADED_OBJECTS");
 		for (int i = 0; i < N_RESTORED; i++)
 			if (is_var(*e, restored[i]))
 				s->value[i] = NULL; /* the child's own stands */
@@ -321,7 +327,7 @@ static void scan_env(struct scan *s, char *const envp[])
 	/* ldd runs nothing of the program: the list it prints is the
 	 * program's own, without our library (usrmerge's conversion copies
 	 * each library ldd names). */
-	if (s->trace) {
+	if (s->leave_out) {
 		s->fix_pre = s->pre && s->lib && preload_has(s->pre, s->lib);
 		return;
 	}
@@ -389,7 +395,7 @@ static void env_fill(char **env, struct scan *s, char *const envp[])
 		if (drop)
 			continue;
 		if (s->fix_pre && is_var(*e, PRELOAD)) {
-			if (!pre_done && s->trace)
+			if (!pre_done && s->leave_out)
 				env[k++] = put_without(&p, s->pre, s->lib);
 			else if (!pre_done)
 				env[k++] = put(&p, PRELOAD, s->pre, s->lib);
@@ -398,7 +404,7 @@ static void env_fill(char **env, struct scan *s, char *const envp[])
 		}
 		env[k++] = *e;
 	}
-	if (s->fix_pre && !pre_done && !s->trace)
+	if (s->fix_pre && !pre_done && !s->leave_out)
 		env[k++] = put(&p, PRELOAD, s->whole ? s->whole : s->lib, NULL);
 	for (int i = 0; i < N_RESTORED; i++)
 		if (s->value[i])
@@ -438,20 +444,19 @@ static __attribute__((noinline)) int call_small(const struct call *c,
 	return real_step(c, small.ptr);
 }
 
-static int call_repaired(const struct call *c, char *const envp[])
+static int call_repaired(struct call *c, char *const envp[])
 {
 	struct scan s;
 	void *mem;
 	size_t size;
 
-	scan_env(&s, envp);
+	sec_step(c);
+	scan_env(&s, envp, c->leave_out);
 	if (env_intact(&s))
-		return call_real(c, envp);
+		return real_step(c, envp);
 	size = env_size(&s);
-	if (size <= STACK_ENV) {
-		sec_step(c);
+	if (size <= STACK_ENV)
 		return call_small(c, &s, envp);
-	}
 	mem = mmap(NULL, size, PROT_READ | PROT_WRITE,
 		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (mem == MAP_FAILED) {
@@ -467,13 +472,13 @@ static int call_repaired(const struct call *c, char *const envp[])
 /* A disabled process (FAKEENV_DISABLED) repairs too: its child may
  * drop the variable and fake again.  The variable itself is the child's
  * envp's business, never put back. */
-static int run(const struct call *c, char *const envp[])
+static int run(struct call *c, char *const envp[])
 {
 	/* A vfork child forgets what it learnt of its fds: that memory is
 	 * its parent's, whose fds may differ by now. */
 	fe_fd_caches_drop();
 	if (!fe_in_session())
-		return call_real(c, envp);
+		return real_step(c, envp);
 	return call_repaired(c, envp);
 }
 
@@ -533,8 +538,10 @@ int posix_spawn(pid_t *pid, const char *path,
 		const posix_spawnattr_t *attr, char *const argv[],
 		char *const envp[])
 {
+	char target[PATH_MAX];
 	struct call c = { .how = SPAWN, .path = path, .argv = argv,
-			  .pid = pid, .fa = fa, .attr = attr };
+			  .pid = pid, .fa = fa, .attr = attr,
+			  .target = target };
 
 	return run(&c, envp);
 }
@@ -544,8 +551,10 @@ int posix_spawnp(pid_t *pid, const char *file,
 		 const posix_spawnattr_t *attr, char *const argv[],
 		 char *const envp[])
 {
+	char target[PATH_MAX];
 	struct call c = { .how = SPAWNP, .path = file, .argv = argv,
-			  .pid = pid, .fa = fa, .attr = attr };
+			  .pid = pid, .fa = fa, .attr = attr,
+			  .target = target };
 
 	return run(&c, envp);
 }

@@ -15,6 +15,29 @@
 #include <sys/sysmacros.h>
 #include <sys/types.h>
 
+#ifndef __GLIBC__
+/* musl has no strerrorname_np: the names the tests expect. */
+static inline const char *strerrorname_np(int e)
+{
+#define FE_ERRNAME(x) case x: return #x;
+	switch (e) {
+	FE_ERRNAME(EPERM) FE_ERRNAME(ENOENT) FE_ERRNAME(ESRCH)
+	FE_ERRNAME(EINTR) FE_ERRNAME(EIO) FE_ERRNAME(E2BIG)
+	FE_ERRNAME(EBADF) FE_ERRNAME(ECHILD) FE_ERRNAME(EAGAIN)
+	FE_ERRNAME(ENOMEM) FE_ERRNAME(EACCES) FE_ERRNAME(EFAULT)
+	FE_ERRNAME(EBUSY) FE_ERRNAME(EEXIST) FE_ERRNAME(EXDEV)
+	FE_ERRNAME(ENODEV) FE_ERRNAME(ENOTDIR) FE_ERRNAME(EISDIR)
+	FE_ERRNAME(EINVAL) FE_ERRNAME(ENOTTY) FE_ERRNAME(ENOSPC)
+	FE_ERRNAME(EROFS) FE_ERRNAME(EMLINK) FE_ERRNAME(ERANGE)
+	FE_ERRNAME(ENAMETOOLONG) FE_ERRNAME(ENOSYS) FE_ERRNAME(ENOTEMPTY)
+	FE_ERRNAME(ELOOP) FE_ERRNAME(ENODATA) FE_ERRNAME(EOPNOTSUPP)
+	FE_ERRNAME(EOVERFLOW) FE_ERRNAME(EDQUOT) FE_ERRNAME(ETXTBSY)
+	}
+#undef FE_ERRNAME
+	return NULL;
+}
+#endif
+
 /* Print "ERR <name>" for errno value e; returns the exit status 1. */
 static inline int err_out(int e)
 {
