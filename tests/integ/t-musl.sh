@@ -92,6 +92,21 @@ check_eq "--seccomp=always: a musl program is faked" \
 check_eq "--seccomp=always: a musl program's glibc child is faked" \
 	"$(fe_opt --seccomp=always -- "$M/mh" exec sh -c 'chown 51:52 g && stat -c %u:%g g' 2>&1)" "51:52"
 
+# A root of another libc (an Alpine-like tree: musl's loader and a
+# musl program) entered with the shim's chroot: its programs are foreign
+# there too, faked through the supervisor, their records the session's.
+if as_user unshare -U true 2>/dev/null; then
+	must "a musl root" as_user sh -c "mkdir -p mr/lib mr/bin &&
+		cp -L /lib/ld-musl-x86_64.so.1 mr/lib/ && cp '$M/mh' mr/bin/ && touch mr/f"
+	check_eq "chroot into a musl root: chown inside, seen outside" \
+		"$(fe sh -c 'chroot mr /bin/mh chown /f 3 4 && chroot mr /bin/mh exec /bin/mh stat /f && stat -c %u:%g mr/f' 2>&1)" \
+		"ok
+3 4 100644 0 0
+3:4"
+else
+	skip "chroot into a musl root" "no unprivileged user namespaces here (user.max_user_namespaces)"
+fi
+
 # --seccomp=never looks at nothing: the musl loader gets the shim and
 # refuses it, as with fakeroot.
 out=$(fe_opt --seccomp=never -- "$M/mh" id 2>&1)
