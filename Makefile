@@ -18,17 +18,41 @@ WARN := -Wall -Wextra -Wshadow -Wstrict-prototypes \
 ifeq ($(WERROR),1)
 WARN += -Werror
 endif
+# 1 when CC builds against glibc; else musl (fakeenv/libc.h says what
+# each lacks).
+FE_GLIBC := $(shell printf '\043include <features.h>\n\043ifdef __GLIBC__\n1\n\043endif\n' | \
+	$(CC) -E -P -x c - 2>/dev/null | tr -d ' \n')
+
 # -fPIC everywhere: common/ goes into the shim as well as the programs.
-# initial-exec TLS: the default model for a shared object may allocate on
-# first touch, which a wrapper running inside malloc cannot afford.
+# initial-exec TLS: glibc's default model for a shared object may
+# allocate on first touch, which a wrapper running inside malloc cannot
+# afford.  musl's never allocates (dlopen gives every thread its block),
+# and musl cannot dlopen a library of initial-exec TLS, which the
+# launcher does for the supervisor: the default model there.
+TLS_MODEL := $(if $(FE_GLIBC),initial-exec,global-dynamic)
 BASE_CFLAGS := -std=gnu11 -D_GNU_SOURCE -O2 -g $(WARN) -fPIC \
-        -fvisibility=hidden -ftls-model=initial-exec \
+        -fvisibility=hidden -ftls-model=$(TLS_MODEL) \
         -Iinclude -Isrc -DFE_VERSION='"$(VERSION)"' -MMD -MP
 SAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer \
         -fno-sanitize-recover=all
 ifeq ($(SAN),1)
 BASE_CFLAGS += $(SAN_FLAGS)
 LDSAN := $(SAN_FLAGS)
+endif
+# A libc whose compiler has no kernel headers (Debian's musl-gcc, which
+# searches musl's headers alone): the system's linux/, asm/ and
+# asm-generic/, and those only, through a directory of links in $(BUILD).
+# Alpine's musl finds them where its own headers are (linux-headers).
+KINC_MISSING := $(shell printf '\043include <linux/seccomp.h>\n' | \
+	$(CC) -E -x c - >/dev/null 2>&1 || echo 1)
+ifeq ($(KINC_MISSING),1)
+KINC := $(BUILD)/kinc
+KINC_ASM := $(firstword $(wildcard /usr/include/$(shell $(CC) \
+	-print-multiarch 2>/dev/null)/asm /usr/include/asm))
+BASE_CFLAGS += -isystem $(KINC)
+$(shell mkdir -p $(KINC) && for d in /usr/include/linux $(KINC_ASM) \
+	/usr/include/asm-generic; do [ -d $$d ] && \
+	ln -sfn $$d $(KINC)/$$(basename $$d); done)
 endif
 ALL_CFLAGS := $(BASE_CFLAGS) $(CFLAGS)
 ALL_LDFLAGS := $(LDSAN) $(LDFLAGS)
@@ -68,7 +92,7 @@ BENCHES  := $(patsubst bench/%.c,$(BUILD)/bench/%,$(BENCH_SRC)) \
 	    $(BUILD)/bench/empty.so
 
 .PHONY: all test unit integ asan valgrind bench bench-journal demo install uninstall clean check-exports deb \
-	fuzz fuzz-cc
+	fuzz fuzz-cc musl musl-min
 
 all: $(SHIM) $(DAEMON) $(LAUNCHER) $(UNITS) $(HELPERS) $(STATIC_HELPERS) \
 	$(MUSL_HELPERS) $(BENCHES)
@@ -113,6 +137,10 @@ $(BUILD)/tests/unit/%: $(BUILD)/obj/tests/unit/%.o $(DAEMON_LIB) $(JOURNAL_OBJ) 
 # does not even load).
 HELPER_OBJ := $(call obj,$(HELPER_SRC))
 $(HELPER_OBJ): ALL_CFLAGS := $(filter-out $(SAN_FLAGS),$(ALL_CFLAGS))
+# Against musl, glibc's names the helpers call are made plain (static.h).
+ifneq ($(FE_GLIBC),1)
+$(HELPER_OBJ): ALL_CFLAGS += -include tests/integ/helpers/static.h
+endif
 
 $(BUILD)/tests/helpers/%: $(BUILD)/obj/tests/integ/helpers/%.o
 	@mkdir -p $(@D)
@@ -168,7 +196,8 @@ demo: $(SHIM) $(DAEMON) $(LAUNCHER)
 	@scripts/demo.sh $(BUILD)
 
 check-exports: $(SHIM)
-	scripts/check-exports.sh $(SHIM)
+	CC='$(CC)' CPPFLAGS='$(if $(KINC),-isystem $(KINC))' \
+		scripts/check-exports.sh $(SHIM)
 
 # FAKEENV_SAN tells the integration tests that the shim is a sanitizer
 # build, whose runtime has to be preloaded first.
@@ -182,6 +211,17 @@ unit: all
 
 integ: all
 	@$(RUN_TESTS) --integ
+
+# The whole musl build (docs/musl.md) in build-musl/, and the part of it
+# that tests/integ/t-musl-build.sh runs: the programs and the helpers its
+# sessions run (a third of the whole's build time).
+MUSL_CC ?= musl-gcc
+MUSL_MIN := libfakeenv.so fakeenv fakeenvd \
+	$(addprefix tests/helpers/,own mode node st xat)
+musl:
+	$(MAKE) CC=$(MUSL_CC) BUILD=build-musl all check-exports
+musl-min:
+	$(MAKE) CC=$(MUSL_CC) BUILD=build-musl $(addprefix build-musl/,$(MUSL_MIN))
 
 # The whole suite with AddressSanitizer and UBSan builds of every part.
 asan:
@@ -275,6 +315,6 @@ uninstall:
 		$(DESTDIR)$(PREFIX)/share/man/man1/fakeenv.1
 
 clean:
-	rm -rf $(BUILD) build-asan $(FUZZ_BUILD)
+	rm -rf $(BUILD) build-asan build-musl $(FUZZ_BUILD)
 
 -include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)

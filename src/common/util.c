@@ -152,9 +152,18 @@ void fe_log(const char *fmt, ...)
 
 const char *fe_strerror(int err)
 {
-	/* strerrordesc_np, unlike strerror, neither translates nor allocates:
-	 * safe in the shim and in signal handlers. */
+	/* strerrordesc_np, unlike glibc's strerror, neither translates nor
+	 * allocates: safe in the shim and in signal handlers.  musl has no
+	 * strerrordesc_np, and its strerror does neither; it gives an
+	 * unknown number strerror(0)'s text. */
+#ifdef __GLIBC__
 	const char *msg = err > 0 ? strerrordesc_np(err) : NULL;
+#else
+	const char *msg = err > 0 ? strerror(err) : NULL;
+
+	if (msg == strerror(0))
+		msg = NULL;
+#endif
 	static _Thread_local char other[32];
 
 	if (msg)

@@ -3,6 +3,7 @@
  * daemon and the launcher, never the shim.
  */
 #include "recheck.h"
+#include "fakeenv/libc.h"
 
 #include <errno.h>
 #include <fcntl.h>

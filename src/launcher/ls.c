@@ -5,6 +5,7 @@
  * is made by asking, and the journal is only read.
  */
 #include "ls.h"
+#include "fakeenv/libc.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -334,6 +334,7 @@ int getgroups(int size, gid_t list[])
 	return fe_ret(size < 0 ? -EINVAL : get_groups(size, list), errno);
 }
 
+#ifdef FE_GLIBC
 /* The fortified getgroups: glibc checks the buffer, then calls its own
  * getgroups past the PLT. */
 int __getgroups_chk(int size, gid_t *list, size_t listlen)
@@ -344,6 +345,7 @@ int __getgroups_chk(int size, gid_t *list, size_t listlen)
 		return REAL(__getgroups_chk, size, list, listlen);
 	return fe_ret(get_groups(size, list), errno);
 }
+#endif
 
 int setuid(uid_t uid)
 {

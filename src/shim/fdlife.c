@@ -115,10 +115,12 @@ int close(int fd)
 	return close_core(fd);
 }
 
+#ifdef FE_GLIBC
 int __close(int fd)
 {
 	return close_core(fd);
 }
+#endif
 
 int dup(int fd)
 {
@@ -158,8 +160,10 @@ DIR *opendir(const char *name)
 		return REAL(real, fd, cmd, arg);                            \
 	}
 FCNTL(fcntl, fcntl)
+#ifdef FE_GLIBC
 FCNTL(fcntl64, fcntl64)
 FCNTL(__fcntl, fcntl)
+#endif
 
 int dup3(int oldfd, int newfd, int flags)
 {
@@ -192,10 +196,12 @@ int dup2(int oldfd, int newfd)
 	return dup2_core(oldfd, newfd);
 }
 
+#ifdef FE_GLIBC
 int __dup2(int oldfd, int newfd)
 {
 	return dup2_core(oldfd, newfd);
 }
+#endif
 
 /* close_range(2) around the chroot's fd (close_core()). */
 static long range_sparing(unsigned int first, unsigned int last, int flags)
@@ -234,12 +240,20 @@ void closefrom(int lowfd)
 
 /* The fd under a stream, or -1 (fmemopen, fopencookie): glibc's FILE
  * is public (bits/types/struct_FILE.h), and reading it costs no call,
- * on the path of every fclose. */
+ * on the path of every fclose.  musl's is not: fileno(), which sets
+ * errno for a stream without an fd. */
 static int stream_fd(FILE *fp)
 {
 	/* The headers say nonnull; glibc checks for NULL all the same. */
 	__asm__("" : "+r"(fp));
+#ifdef FE_GLIBC
 	return fp ? fp->_fileno : -1;
+#else
+	int saved = errno, fd = fp ? fileno(fp) : -1;
+
+	errno = saved;
+	return fd;
+#endif
 }
 
 void fe_fd_stream_closed(FILE *fp)
@@ -261,6 +275,7 @@ int fclose(FILE *fp)
 	return fclose_core(fp);
 }
 
+#ifdef FE_GLIBC
 /* The name of glibc before 2.1's fclose, which old binaries call. */
 int _IO_fclose(FILE *fp)
 {
@@ -274,6 +289,7 @@ int fcloseall(void)
 	fe_fd_closed_all();
 	return r;
 }
+#endif
 
 int closedir(DIR *dir)
 {

@@ -8,10 +8,16 @@
 #ifndef FE_SHIM_H
 #define FE_SHIM_H
 
+/* The shim exports libc.h's calls itself (real.c finds the next ones). */
+#define FE_IN_SHIM 1
+#include "fakeenv/libc.h"
+
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#ifdef FE_HAVE_FTS
 #include <fts.h>
+#endif
 #include <ftw.h>
 #include <spawn.h> /* posix_spawn_file_actions_t in wrap.def */
 #include <stdbool.h>
@@ -38,6 +44,11 @@
 
 /* glibc >= 2.33 no longer declares the __xstat family; old binaries still
  * call them, and ours are declared by the table expansion below. */
+
+/* ftw's and nftw's callbacks, which only glibc names (__ftw_func_t). */
+typedef int fe_ftw_cb(const char *path, const struct stat *st, int flag);
+typedef int fe_nftw_cb(const char *path, const struct stat *st, int flag,
+		       struct FTW *f);
 
 /*
  * What wrap.def's SYSCALL rows test.  The kernel's struct stat is glibc's

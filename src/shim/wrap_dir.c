@@ -63,6 +63,7 @@ struct dirent *readdir(DIR *dir)
 	return e;
 }
 
+#ifdef FE_GLIBC
 struct dirent64 *readdir64(DIR *dir)
 {
 	struct dirent64 *e = REAL_PTR(readdir64, dir);
@@ -71,6 +72,7 @@ struct dirent64 *readdir64(DIR *dir)
 		e->d_type = dtype_of(dir, e->d_name, e->d_ino, e->d_type);
 	return e;
 }
+#endif
 
 int readdir_r(DIR *dir, struct dirent *entry, struct dirent **result)
 {
@@ -84,6 +86,7 @@ int readdir_r(DIR *dir, struct dirent *entry, struct dirent **result)
 	return r;
 }
 
+#ifdef FE_GLIBC
 int readdir64_r(DIR *dir, struct dirent64 *entry, struct dirent64 **result)
 {
 	int r = REAL(readdir64_r, dir, entry, result);
@@ -95,3 +98,4 @@ int readdir64_r(DIR *dir, struct dirent64 *entry, struct dirent64 **result)
 			     (*result)->d_type);
 	return r;
 }
+#endif

@@ -97,6 +97,7 @@ int mknodat(int dirfd, const char *path, mode_t mode, dev_t dev)
 	return fe_ret(node_core(dirfd, path, mode, dev), errno);
 }
 
+#ifdef FE_GLIBC
 /* _MKNOD_VER is 0 on every Linux port; anything else is a caller bug
  * that glibc answers with EINVAL. */
 int __xmknod(int ver, const char *path, mode_t mode, dev_t *dev)
@@ -116,6 +117,7 @@ int __xmknodat(int ver, int dirfd, const char *path, mode_t mode, dev_t *dev)
 		return fe_ret(-EINVAL, errno);
 	return fe_ret(node_core(dirfd, path, mode, *dev), errno);
 }
+#endif
 
 int mkfifo(const char *path, mode_t mode)
 {

@@ -103,6 +103,7 @@ int open(const char *path, int flags, ...)
 		      errno);
 }
 
+#ifdef FE_GLIBC
 int open64(const char *path, int flags, ...)
 {
 	mode_t mode = 0;
@@ -113,6 +114,7 @@ int open64(const char *path, int flags, ...)
 	return fe_ret(open_core(real_openat64(), AT_FDCWD, path, flags, mode),
 		      errno);
 }
+#endif
 
 int openat(int dirfd, const char *path, int flags, ...)
 {
@@ -125,6 +127,7 @@ int openat(int dirfd, const char *path, int flags, ...)
 		      errno);
 }
 
+#ifdef FE_GLIBC
 int openat64(int dirfd, const char *path, int flags, ...)
 {
 	mode_t mode = 0;
@@ -135,7 +138,9 @@ int openat64(int dirfd, const char *path, int flags, ...)
 	return fe_ret(open_core(real_openat64(), dirfd, path, flags, mode),
 		      errno);
 }
+#endif
 
+#ifdef FE_GLIBC
 /* _FORTIFY_SOURCE's opens, for flags the compiler could not see: they
  * refuse O_CREAT (no mode), so they never create; their fds get a token
  * like any other (tar opens its -C directory so). */
@@ -158,6 +163,7 @@ int __openat64_2(int dirfd, const char *path, int flags)
 {
 	return fe_fd_opened(REAL(__openat64_2, dirfd, path, flags));
 }
+#endif
 
 int creat(const char *path, mode_t mode)
 {
@@ -168,6 +174,7 @@ int creat(const char *path, mode_t mode)
 		      errno);
 }
 
+#ifdef FE_GLIBC
 int creat64(const char *path, mode_t mode)
 {
 	if (!fe_faking_at(AT_FDCWD, path))
@@ -176,6 +183,7 @@ int creat64(const char *path, mode_t mode)
 				O_CREAT | O_WRONLY | O_TRUNC, mode),
 		      errno);
 }
+#endif
 
 /* open(2) flags for an fopen mode, as glibc reads it: r, w or a, then
  * any of + x e (b, m, c and unknown letters ignored) up to a ','. */
@@ -300,12 +308,14 @@ FILE *fopen(const char *path, const char *mode)
 	return fopen_slow(real_openat(), real_fopen(), path, mode);
 }
 
+#ifdef FE_GLIBC
 FILE *fopen64(const char *path, const char *mode)
 {
 	if (fopen_passes(path, mode))
 		return REAL_PTR(fopen64, path, mode);
 	return fopen_slow(real_openat64(), real_fopen64(), path, mode);
 }
+#endif
 
 /* freopen closes fp's fd whatever comes of the open. */
 FILE *freopen(const char *path, const char *mode, FILE *fp)
@@ -319,6 +329,7 @@ FILE *freopen(const char *path, const char *mode, FILE *fp)
 	return reopen_core(REAL_PTR(freopen, path, mode, fp), existed);
 }
 
+#ifdef FE_GLIBC
 FILE *freopen64(const char *path, const char *mode, FILE *fp)
 {
 	bool existed;
@@ -329,6 +340,7 @@ FILE *freopen64(const char *path, const char *mode, FILE *fp)
 	existed = exists(path);
 	return reopen_core(REAL_PTR(freopen64, path, mode, fp), existed);
 }
+#endif
 
 int mkdir(const char *path, mode_t mode)
 {
@@ -380,40 +392,48 @@ int mkstemp(char *tmpl)
 	return made_fd(REAL(mkstemp, tmpl), tmpl);
 }
 
+#ifdef FE_GLIBC
 int mkstemp64(char *tmpl)
 {
 	return made_fd(REAL(mkstemp64, tmpl), tmpl);
 }
+#endif
 
 int mkostemp(char *tmpl, int flags)
 {
 	return made_fd(REAL(mkostemp, tmpl, flags), tmpl);
 }
 
+#ifdef FE_GLIBC
 int mkostemp64(char *tmpl, int flags)
 {
 	return made_fd(REAL(mkostemp64, tmpl, flags), tmpl);
 }
+#endif
 
 int mkstemps(char *tmpl, int suffixlen)
 {
 	return made_fd(REAL(mkstemps, tmpl, suffixlen), tmpl);
 }
 
+#ifdef FE_GLIBC
 int mkstemps64(char *tmpl, int suffixlen)
 {
 	return made_fd(REAL(mkstemps64, tmpl, suffixlen), tmpl);
 }
+#endif
 
 int mkostemps(char *tmpl, int suffixlen, int flags)
 {
 	return made_fd(REAL(mkostemps, tmpl, suffixlen, flags), tmpl);
 }
 
+#ifdef FE_GLIBC
 int mkostemps64(char *tmpl, int suffixlen, int flags)
 {
 	return made_fd(REAL(mkostemps64, tmpl, suffixlen, flags), tmpl);
 }
+#endif
 
 char *mkdtemp(char *tmpl)
 {

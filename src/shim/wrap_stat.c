@@ -54,6 +54,7 @@ STAT_WRAP(fstat, struct stat, fe_sys_statat, fe_fix_stat,
 STAT_WRAP(fstatat, struct stat, fe_sys_statat, fe_fix_stat,
 	  (int dirfd, const char *path, struct stat *st, int flags),
 	  A(dirfd, path, flags), A(dirfd, path, st, flags))
+#ifdef FE_GLIBC
 STAT_WRAP(stat64, struct stat64, fe_sys_statat64, fe_fix_stat64,
 	  (const char *path, struct stat64 *st), A(AT_FDCWD, path, 0),
 	  A(path, st))
@@ -65,6 +66,7 @@ STAT_WRAP(fstat64, struct stat64, fe_sys_statat64, fe_fix_stat64,
 STAT_WRAP(fstatat64, struct stat64, fe_sys_statat64, fe_fix_stat64,
 	  (int dirfd, const char *path, struct stat64 *st, int flags),
 	  A(dirfd, path, flags), A(dirfd, path, st, flags))
+#endif
 
 /*
  * The old names (binaries built before glibc 2.33) take a struct version
@@ -82,6 +84,7 @@ STAT_WRAP(fstatat64, struct stat64, fe_sys_statat64, fe_fix_stat64,
 		return r;                                                   \
 	}
 
+#ifdef FE_GLIBC
 XSTAT_WRAP(__xstat, fe_fix_stat,
 	   (int ver, const char *path, struct stat *st), A(AT_FDCWD, path, 0),
 	   A(ver, path, st))
@@ -106,6 +109,7 @@ XSTAT_WRAP(__fxstat64, fe_fix_stat64,
 XSTAT_WRAP(__fxstatat64, fe_fix_stat64,
 	   (int ver, int dirfd, const char *path, struct stat64 *st, int flags),
 	   A(dirfd, path, flags), A(ver, dirfd, path, st, flags))
+#endif
 
 #define STATX_NEED (STATX_TYPE | STATX_MODE | STATX_UID | STATX_GID | STATX_INO)
 

@@ -7,6 +7,7 @@
  */
 #include "shim.h"
 
+#ifdef FE_HAVE_FTS
 /* fts_info values whose fts_statp holds a stat result.  FTS_DP is left
  * out: it is the same entry as the FTS_D visit, fixed up already. */
 static bool fts_has_stat(int info)
@@ -41,6 +42,7 @@ static void fix_fts(struct stat *st, const char *path, int info)
 	fe_fix_stat(st, 0, path ? &re : NULL);
 }
 
+#ifdef FE_GLIBC
 static void fix_fts64(struct stat64 *st, const char *path, int info)
 {
 	struct fe_restat re = {
@@ -50,6 +52,7 @@ static void fix_fts64(struct stat64 *st, const char *path, int info)
 
 	fe_fix_stat64(st, 0, path ? &re : NULL);
 }
+#endif
 
 FTSENT *fts_read(FTS *fts)
 {
@@ -61,6 +64,7 @@ FTSENT *fts_read(FTS *fts)
 	return e;
 }
 
+#ifdef FE_GLIBC
 FTSENT64 *fts64_read(FTS64 *fts)
 {
 	FTSENT64 *e = REAL_PTR(fts64_read, fts);
@@ -70,6 +74,7 @@ FTSENT64 *fts64_read(FTS64 *fts)
 		fix_fts64(e->fts_statp, e->fts_accpath, e->fts_info);
 	return e;
 }
+#endif
 
 FTSENT *fts_children(FTS *fts, int options)
 {
@@ -84,6 +89,7 @@ FTSENT *fts_children(FTS *fts, int options)
 	return list;
 }
 
+#ifdef FE_GLIBC
 FTSENT64 *fts64_children(FTS64 *fts, int options)
 {
 	FTSENT64 *list = REAL_PTR(fts64_children, fts, options);
@@ -96,6 +102,8 @@ FTSENT64 *fts64_children(FTS64 *fts, int options)
 					  e->fts_info);
 	return list;
 }
+#endif
+#endif /* FE_HAVE_FTS */
 
 /*
  * ftw and nftw take no user pointer to carry the caller's callback to a
@@ -139,21 +147,23 @@ FTSENT64 *fts64_children(FTS64 *fts, int options)
 
 #define A(...) __VA_ARGS__
 
-WALK(ftw, __ftw_func_t, struct stat, fe_fix_stat,
+WALK(ftw, fe_ftw_cb *, struct stat, fe_fix_stat,
      (const char *path, const struct stat *st, int flag),
      (path, st, flag),
-     (const char *dir, __ftw_func_t fn, int nopenfd), A(, nopenfd))
+     (const char *dir, fe_ftw_cb *fn, int nopenfd), A(, nopenfd))
+WALK(nftw, fe_nftw_cb *, struct stat, fe_fix_stat,
+     (const char *path, const struct stat *st, int flag, struct FTW *f),
+     (path, st, flag, f),
+     (const char *dir, fe_nftw_cb *fn, int nopenfd, int flags),
+     A(, nopenfd, flags))
+#ifdef FE_GLIBC
 WALK(ftw64, __ftw64_func_t, struct stat64, fe_fix_stat64,
      (const char *path, const struct stat64 *st, int flag),
      (path, st, flag),
      (const char *dir, __ftw64_func_t fn, int nopenfd), A(, nopenfd))
-WALK(nftw, __nftw_func_t, struct stat, fe_fix_stat,
-     (const char *path, const struct stat *st, int flag, struct FTW *f),
-     (path, st, flag, f),
-     (const char *dir, __nftw_func_t fn, int nopenfd, int flags),
-     A(, nopenfd, flags))
 WALK(nftw64, __nftw64_func_t, struct stat64, fe_fix_stat64,
      (const char *path, const struct stat64 *st, int flag, struct FTW *f),
      (path, st, flag, f),
      (const char *dir, __nftw64_func_t fn, int nopenfd, int flags),
      A(, nopenfd, flags))
+#endif

@@ -1,8 +1,15 @@
 /*
  * static.h: forced (-include) into the static builds of the helpers
- * ($(BUILD)/tests/static/NAME), and into nothing else.  Those builds are
- * programs the preload cannot reach, for the seccomp tests; their source
- * is the dynamic helpers', unchanged, so both builds make the same calls.
+ * ($(BUILD)/tests/static/NAME), and into every helper built against a
+ * libc other than glibc (musl), and into nothing else.  The static builds
+ * are programs the preload cannot reach, for the seccomp tests; their
+ * source is the dynamic helpers', unchanged, so both builds make the same
+ * calls.
+ *
+ * What musl lacks: glibc's LFS64 names are macros of its headers, but its
+ * fortify, internal and old versioned names do not exist at all; each is
+ * the plain call here, so that a helper's glibc-only subcommand makes the
+ * call a musl program makes.
  *
  * What a static link lacks: the old __xstat and __xmknod entry points
  * exist only as versioned symbols of the shared libc, and initgroups goes
@@ -96,6 +103,47 @@ static inline int fe_old_xmknodat(int v, int dfd, const char *p, mode_t m,
 	(void)v;
 	return mknodat(dfd, p, m, *dev);
 }
+
+#ifndef __GLIBC__
+#define __open_2 fe_open_2
+#define __open64_2 fe_open_2
+#define __openat_2 fe_openat_2
+#define __openat64_2 fe_openat_2
+#define __close fe_plain_close
+#define __dup2 fe_plain_dup2
+#define _IO_fclose fe_plain_fclose
+#define FTS64 FTS
+#define FTSENT64 FTSENT
+#define fts64_open fts_open
+#define fts64_read fts_read
+#define fts64_children fts_children
+#define fts64_close fts_close
+
+static inline int fe_open_2(const char *p, int fl)
+{
+	return open(p, fl);
+}
+
+static inline int fe_openat_2(int dfd, const char *p, int fl)
+{
+	return openat(dfd, p, fl);
+}
+
+static inline int fe_plain_close(int fd)
+{
+	return close(fd);
+}
+
+static inline int fe_plain_dup2(int o, int n)
+{
+	return dup2(o, n);
+}
+
+static inline int fe_plain_fclose(FILE *f)
+{
+	return fclose(f);
+}
+#endif
 
 /* /etc/group read as a file (fgetgrent needs no NSS). */
 static inline int fe_file_initgroups(const char *user, gid_t g)
