@@ -30,6 +30,11 @@
 #                   KIND; status 1 when there is none (not in a $(...):
 #                   the unmount is registered in this shell)
 #   done_testing    the last line of each script
+# A script whose sessions run nothing but the build's own programs
+# ($H/..., and programs of the same libc) sets FE_OWN_PROGRAMS=1 before
+# sourcing this; every other script ends here with one counted skip when
+# the system's programs cannot load the build's shim (a musl build on a
+# glibc system, docs/musl.md).
 # A script that ends before done_testing (set -u, a crash, exit) prints a
 # "not ok" line: no script can pass silently.
 
@@ -373,5 +378,13 @@ as_user test -x "$FE" -a -r "$BUILD/libfakeenv.so" -a -x "$H" || \
 	bail "the build dir $BUILD is not readable/executable by uid $TUID: make every parent dir o+x, or build elsewhere (see .ci/run)"
 as_user test -w "$W" || bail "$W is not writable by uid $TUID"
 unset _f
+
+if [ "${FE_OWN_PROGRAMS:-0}" != 1 ] &&
+   ! env ${SAN_PRE:+ASAN_OPTIONS=detect_leaks=0} \
+	LD_PRELOAD="${SAN_PRE:+$SAN_PRE:}$BUILD/libfakeenv.so" /bin/true \
+	>/dev/null 2>&1; then
+	skip "$SCRIPT" "the system's programs cannot load $BUILD/libfakeenv.so (another libc's build: docs/musl.md)"
+	done_testing
+fi
 
 cd "$W" || bail "cannot cd to $W"

@@ -2,6 +2,7 @@
 # The helpers themselves fake nothing: run natively (outside any session)
 # they show the real owner, and a chown by the unprivileged user fails.  So
 # a faked result seen through them comes from the shim.
+FE_OWN_PROGRAMS=1 # the build's helpers alone
 . "$(dirname "$0")/lib.sh"
 
 must "create f" as_user touch f

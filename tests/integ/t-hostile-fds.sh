@@ -3,6 +3,7 @@
 # dup2/dup3 a file of their own over the shim's socket: the shim never
 # writes into the program's file, notices the fd is no longer its socket,
 # and connects again.
+FE_OWN_PROGRAMS=1 # the build's helpers alone
 . "$(dirname "$0")/lib.sh"
 
 X=$H/hostile
