@@ -43,13 +43,17 @@ endif
 # searches musl's headers alone): the system's linux/, asm/ and
 # asm-generic/, and those only, through a directory of links in $(BUILD).
 # Alpine's musl finds them where its own headers are (linux-headers).
+# t-musl's program, built with musl-gcc in a glibc build, takes them too.
+MUSL_GCC := $(shell command -v musl-gcc 2>/dev/null)
 KINC_MISSING := $(shell printf '\043include <linux/seccomp.h>\n' | \
 	$(CC) -E -x c - >/dev/null 2>&1 || echo 1)
-ifeq ($(KINC_MISSING),1)
 KINC := $(BUILD)/kinc
+ifeq ($(KINC_MISSING),1)
+BASE_CFLAGS += -isystem $(KINC)
+endif
+ifneq ($(KINC_MISSING)$(MUSL_GCC),)
 KINC_ASM := $(firstword $(wildcard /usr/include/$(shell $(CC) \
 	-print-multiarch 2>/dev/null)/asm /usr/include/asm))
-BASE_CFLAGS += -isystem $(KINC)
 $(shell mkdir -p $(KINC) && for d in /usr/include/linux $(KINC_ASM) \
 	/usr/include/asm-generic; do [ -d $$d ] && \
 	ln -sfn $$d $(KINC)/$$(basename $$d); done)
@@ -86,7 +90,6 @@ HELPERS  := $(patsubst tests/integ/helpers/%.c,$(BUILD)/tests/helpers/%,$(HELPER
 STATIC_HELPERS := $(patsubst %,$(BUILD)/tests/static/%,own st node mode xat acc creds mk rmv sigloop)
 # A program of another libc (musl's), dynamic and static, for t-musl;
 # built where Debian's musl-tools gives musl-gcc, else t-musl skips.
-MUSL_GCC := $(shell command -v musl-gcc 2>/dev/null)
 MUSL_HELPERS := $(if $(MUSL_GCC),$(BUILD)/tests/musl/mh $(BUILD)/tests/musl/mh-static)
 BENCHES  := $(patsubst bench/%.c,$(BUILD)/bench/%,$(BENCH_SRC)) \
 	    $(BUILD)/bench/empty.so
@@ -156,13 +159,12 @@ $(BUILD)/tests/static/%: tests/integ/helpers/%.c tests/integ/helpers/helper.h \
 	$(CC) $(STATIC_CFLAGS) -static -include tests/integ/helpers/static.h \
 		$(LDFLAGS) -o $@ $< -lpthread
 
-# musl's headers have neither our include/ nor the kernel's: mh needs
-# neither.
-MUSL_CFLAGS := -std=gnu11 -D_GNU_SOURCE -O2 $(WARN)
-$(BUILD)/tests/musl/mh: tests/integ/musl/mh.c tests/integ/helpers/helper.h
+# musl-gcc searches musl's headers alone: ours and the kernel's given.
+MUSL_CFLAGS := -std=gnu11 -D_GNU_SOURCE -O2 $(WARN) -Iinclude -isystem $(KINC)
+$(BUILD)/tests/musl/mh: tests/integ/musl/mh.c tests/integ/helpers/helper.h include/fakeenv/libc.h
 	@mkdir -p $(@D)
 	$(MUSL_GCC) $(MUSL_CFLAGS) -o $@ $<
-$(BUILD)/tests/musl/mh-static: tests/integ/musl/mh.c tests/integ/helpers/helper.h
+$(BUILD)/tests/musl/mh-static: tests/integ/musl/mh.c tests/integ/helpers/helper.h include/fakeenv/libc.h
 	@mkdir -p $(@D)
 	$(MUSL_GCC) $(MUSL_CFLAGS) -static -o $@ $<
 
