@@ -6,6 +6,9 @@
 # shown by a later session of the same state and never on disk.
 FE_OWN_PROGRAMS=1 # its sessions run the musl build's helpers alone
 . "$(dirname "$0")/lib.sh"
+# The musl build is never a sanitizer build, and the glibc ASan runtime
+# of make asan cannot load into its programs: they run without it.
+SAN_PRE=
 
 if ! command -v "${MUSL_CC:-musl-gcc}" >/dev/null 2>&1; then
 	skip "musl build" "musl-gcc not installed (apt-get install musl-tools)"
