@@ -38,7 +38,7 @@
 
 #define FE_MAP_MAGIC_ROOT 0x746f6f52764e4546ull /* "FENvRoot" */
 #define FE_MAP_MAGIC_ARR  0x7272416d764e4546ull /* "FENvmArr" */
-#define FE_MAP_VERSION 3
+#define FE_MAP_VERSION 4
 
 /* Root flags. */
 #define FE_MAP_UNKNOWN_REAL 0x1u /* files with no record show their real
@@ -124,8 +124,13 @@ struct fe_map_root {
 			     S_ISGID (FE_REC_MODE_SET; atomic; not under
 			     seq): 0 lets a creation skip the lookup of
 			     its parent's record */
+	uint64_t nblind;  /* records with btag 0 (a filesystem without
+			     birth times; atomic; not under seq): 0 lets a
+			     new file skip its look for a record left at
+			     its inode number by a dead file, which only
+			     such a record could match */
 };
-_Static_assert(sizeof(struct fe_map_root) == 64, "root layout");
+_Static_assert(sizeof(struct fe_map_root) == 72, "root layout");
 
 /*
  * The pending counters: one memfd of FE_PEND_BUCKETS 32-bit counters,

@@ -45,16 +45,21 @@ static void root_publish(struct fe_tab *t)
 	__atomic_store_n(&r->seq, r->seq + 1, __ATOMIC_RELEASE);
 }
 
-/* Count a USED slot with these flags and mode in or out of root's ndev,
- * nxattr and nsgid: readers skip device lookups (readdir's d_type) while
- * ndev is 0, xattr lookups while nxattr is, and the lookup of a new
- * file's parent while nsgid is.  Written before the slot, and before the
- * reply that makes it visible. */
+/* Count a USED slot with these flags, mode and btag in or out of root's
+ * ndev, nxattr, nsgid and nblind: readers skip device lookups (readdir's
+ * d_type) while ndev is 0, xattr lookups while nxattr is, the lookup of a
+ * new file's parent while nsgid is, and a new file's look at its inode
+ * while nblind is.  Written before the slot, and before the reply that
+ * makes it visible. */
 static void flag_count(struct fe_tab *t, uint32_t flags, uint32_t mode,
-		       int delta)
+		       uint32_t btag, int delta)
 {
 	if (!(flags & FE_SLOT_USED))
 		return;
+	if (!btag)
+		__atomic_store_n(&t->root->nblind,
+				 t->root->nblind + (uint64_t)(int64_t)delta,
+				 __ATOMIC_RELAXED);
 	if (flags & FE_REC_DEV_SET)
 		__atomic_store_n(&t->root->ndev,
 				 t->root->ndev + (uint64_t)(int64_t)delta,
@@ -465,8 +470,8 @@ static int put_core(struct fe_tab *t, uint64_t dev, uint64_t ino,
 	}
 	flags = FE_SLOT_USED | (rec->flags & FE_REC_FLAGS & ~FE_REC_XATTR) |
 		(has_x ? FE_REC_XATTR : 0);
-	flag_count(t, s->flags, s->mode, -1);
-	flag_count(t, flags, rec->mode, +1);
+	flag_count(t, s->flags, s->mode, s->btag, -1);
+	flag_count(t, flags, rec->mode, rec->btag, +1);
 	SET(s, uid, rec->uid);
 	SET(s, gid, rec->gid);
 	SET(s, mode, (uint16_t)rec->mode);
@@ -517,7 +522,7 @@ bool fe_tab_del(struct fe_tab *t, uint64_t dev, uint64_t ino)
 	arr = in_old ? &t->old : &t->cur;
 	off = s->path;
 	flags = s->flags;
-	flag_count(t, flags, s->mode, -1);
+	flag_count(t, flags, s->mode, s->btag, -1);
 	slot_begin(s);
 	SET(s, flags, (uint16_t)FE_SLOT_TOMB);
 	SET(s, path, 0);

@@ -352,3 +352,12 @@ int fe_map_sgid_dirs(void)
 		return -1;
 	return __atomic_load_n(&root->nsgid, __ATOMIC_RELAXED) != 0;
 }
+
+int fe_map_blind(void)
+{
+	const struct fe_map_root *root = root_now();
+
+	if (!root)
+		return -1;
+	return __atomic_load_n(&root->nblind, __ATOMIC_RELAXED) != 0;
+}

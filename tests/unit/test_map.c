@@ -541,6 +541,36 @@ static void test_nsgid(void)
 	fe_tab_free(&t);
 }
 
+/* root->nblind counts the records without a birth time, through
+ * replace (either way), delete and growth. */
+static void test_nblind(void)
+{
+	struct fe_tab t;
+	struct fe_rec blind = {.uid = 5, .mode = S_IFREG | 0644};
+	struct fe_rec born = {.uid = 5, .mode = S_IFREG | 0644, .btag = 77};
+
+	CHECK("nblind: init", fe_tab_init(&t, 8) == 0 && t.root->nblind == 0);
+	fe_tab_put(&t, 1, 1, &blind, NULL);
+	fe_tab_put(&t, 1, 2, &born, NULL);
+	CHECK("nblind: a record with a birth time is not counted",
+	      t.root->nblind == 1);
+	fe_tab_put(&t, 1, 1, &blind, NULL);
+	CHECK("nblind: replacing it with itself", t.root->nblind == 1);
+	fe_tab_put(&t, 1, 1, &born, NULL);
+	CHECK("nblind: given a birth time", t.root->nblind == 0);
+	fe_tab_put(&t, 1, 2, &blind, NULL);
+	CHECK("nblind: losing one", t.root->nblind == 1);
+	fe_tab_del(&t, 1, 2);
+	CHECK("nblind: deleting it", t.root->nblind == 0);
+	for (uint64_t i = 10; i < 5000; i++)
+		fe_tab_put(&t, 1, i, &blind, NULL);
+	while (fe_tab_rehash_step(&t, 64))
+		;
+	CHECK("nblind: growth moves records, not the count",
+	      t.root->nblind == 4990);
+	fe_tab_free(&t);
+}
+
 /* The MAP request: checked like any other, answered with the fds'
  * count; the root says whether files without a record show their real
  * owner. */
@@ -583,6 +613,7 @@ int main(void)
 	test_map_op();
 	test_ndev();
 	test_nsgid();
+	test_nblind();
 	test_agree();
 	test_torn();
 	test_grow_concurrent();

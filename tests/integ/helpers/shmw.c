@@ -104,7 +104,7 @@ static long scribble(int k, void *p, size_t size)
 		struct fe_map_root *r = p;
 
 		r->seq |= 1;
-		r->ndev = r->nxattr = r->nsgid = ~0ull;
+		r->ndev = r->nxattr = r->nsgid = r->nblind = ~0ull;
 		return 0;
 	}
 	if (k == 1) {
