@@ -141,8 +141,8 @@ static void keep(struct fdpath *c, int fd, uint32_t tok,
 	c->len = n;
 	c->tok = tok;
 	c->gen = __atomic_load_n(&paths_gen, __ATOMIC_ACQUIRE);
-	c->dev = st->st_dev;
-	c->ino = st->st_ino;
+	c->dev = st ? st->st_dev : 0;
+	c->ino = st ? st->st_ino : 0;
 	FENCE();
 	c->fd = fd;
 }
@@ -150,9 +150,10 @@ static void keep(struct fdpath *c, int fd, uint32_t tok,
 void fe_fd_hint_keep(int fd, uint32_t tok, const struct stat *st,
 		     const char *hint)
 {
-	if (fd >= 0 && hint)
-		keep(S_ISDIR(st->st_mode) ? &dircache : &filecache, fd, tok,
-		     st, hint);
+	/* Without a stat only the token can tell it is still fd's. */
+	if (fd >= 0 && hint && (st || tok))
+		keep(st && S_ISDIR(st->st_mode) ? &dircache : &filecache, fd,
+		     tok, st, hint);
 }
 
 const char *fe_fd_hint(int fd, uint32_t tok, const struct stat *st, char *buf,

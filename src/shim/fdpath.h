@@ -36,7 +36,7 @@ const char *fe_cheap_abspath(int dirfd, const char *path, char *buf,
 /* Remember hint as the path of fd, whose file is st, for this thread's
  * next fe_target_hint() of that fd (a creation's fd, which fchown and
  * fchmod follow: tar x).  tok: fd's token (fe_fd_token()) read before st
- * was. */
+ * was.  st NULL: a regular file not statted, kept only with a token. */
 void fe_fd_hint_keep(int fd, uint32_t tok, const struct stat *st,
 		     const char *hint);
 

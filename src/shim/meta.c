@@ -456,6 +456,8 @@ int fe_created(int dirfd, const char *path, int fd, int stat_flags,
 		      fe_sys_statat(dirfd, path, stat_flags, &st, &btag);
 	if (r < 0)
 		return r;
+	if (!S_ISLNK(st.st_mode))
+		fe_owner_learn(st.st_mode);
 	fe_req_init(&req, FE_OP_CREATE, &st, btag);
 	req.flags = FE_F_UID | FE_F_GID;
 	req.uid = fe_cred_fsuid();

@@ -491,6 +491,15 @@ int fe_map_xattrs(void);
  * -1 without the mapping.  Async-signal-safe; errno untouched. */
 int fe_map_sgid_dirs(void);
 
+/* Whether the shared table holds a record without a birth time (root's
+ * nblind): 1, 0 (no record a dead file left can match a new inode), or
+ * -1 without the mapping.  Async-signal-safe; errno untouched. */
+int fe_map_blind(void);
+
+/* fe_created()'s lesson for wrap_open.c: the real mode the kernel gave a
+ * new inode (its mode & ~umask). */
+void fe_owner_learn(mode_t real_mode);
+
 /* The same for a real stat result and its birth-time tag. */
 static inline int fe_map_view_st(const struct stat *st, uint32_t btag,
 				 struct fe_view *v)

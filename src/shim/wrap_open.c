@@ -12,7 +12,71 @@
 #include "shim.h"
 
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <string.h>
+
+/*
+ * Whether this process's umask keeps owner read and write.  Learnt from a
+ * file it made: the kernel gave it mode & ~umask, so a result with both
+ * bits says the umask has neither (in a directory with a default ACL the
+ * ACL's mask stands in for the umask, and so this rule takes it).
+ * Forgotten by umask(), not set from its argument: a child of vfork
+ * shares this memory but not the umask.
+ */
+static atomic_bool owner_kept;
+
+void fe_owner_learn(mode_t real_mode)
+{
+	if ((real_mode & 0600) == 0600 &&
+	    !atomic_load_explicit(&owner_kept, memory_order_relaxed))
+		atomic_store_explicit(&owner_kept, true, memory_order_relaxed);
+}
+
+mode_t umask(mode_t mask)
+{
+	fe_umask_fn *real = real_umask();
+	/* umask cannot fail: a libc without it still has the call. */
+	mode_t old = real ? real(mask) : (mode_t)fe_syscall(SYS_umask, mask);
+
+	if (atomic_load_explicit(&owner_kept, memory_order_relaxed))
+		atomic_store_explicit(&owner_kept, false, memory_order_relaxed);
+	return old;
+}
+
+/*
+ * A new regular file made with mode needs nothing of fe_created(), nor
+ * its statx, when it is what a file without a record shows: owned by the
+ * fake 0:0 (not with -u, where such a file shows its real owner); no
+ * set-gid directory in the table whose group it could take (a real one
+ * without a record shows group 0, as such a file does); no record in the
+ * table without a birth time, the one kind that a file deleted out of the
+ * session's sight can leave at the new file's inode number and the new
+ * file match (the others carry the dead file's birth time); no set-id
+ * bits; and a real mode that keeps the owner access the real user needs.
+ */
+static bool new_file_quiet(unsigned long long mode)
+{
+	return !(mode & 07000) && (mode & 0600) == 0600 &&
+	       atomic_load_explicit(&owner_kept, memory_order_relaxed) &&
+	       fe_cred_fs_root() && !fe_unknown_is_real() &&
+	       fe_map_sgid_dirs() == 0 && fe_map_blind() == 0;
+}
+
+/* fd is a regular file this call made at dirfd+path with mode. */
+static void created(int dirfd, const char *path, int fd,
+		    unsigned long long mode)
+{
+	char pbuf[FE_PATH_MAX];
+
+	if (!new_file_quiet(mode)) {
+		(void)fe_created(dirfd, path, fd, 0, 0);
+		return;
+	}
+	/* For the fchown and fchmod that may follow, as fe_created()
+	 * keeps it. */
+	fe_fd_hint_keep(fd, fe_fd_token(fd), NULL,
+			fe_cheap_abspath(dirfd, path, pbuf, sizeof(pbuf)));
+}
 
 int fe_open_new(fe_open_try_fn *try, const void *ctx,
 		unsigned long long flags, unsigned long long mode, int dirfd,
@@ -26,7 +90,7 @@ int fe_open_new(fe_open_try_fn *try, const void *ctx,
 		if (fd >= 0 && (flags & O_TMPFILE) == O_TMPFILE)
 			(void)fe_created(-1, NULL, fd, 0, 0);
 		else if (fd >= 0 && (flags & O_EXCL))
-			(void)fe_created(dirfd, path, fd, 0, 0);
+			created(dirfd, path, fd, mode);
 		goto out;
 	}
 	for (int attempt = 0; attempt < 2; attempt++) {
@@ -37,7 +101,7 @@ int fe_open_new(fe_open_try_fn *try, const void *ctx,
 			goto out;
 		fd = fe_fd_opened(try(ctx, flags | O_EXCL, mode));
 		if (fd >= 0)
-			(void)fe_created(dirfd, path, fd, 0, 0);
+			created(dirfd, path, fd, mode);
 		/* EEXIST: another process made it in between, or path is a
 		 * dangling symlink, which O_EXCL never follows. */
 		if (fd != -EEXIST)
@@ -259,15 +323,9 @@ static FILE *fopen_core(fe_openat_fn *ropen, const char *path,
 
 /*
  * fopen goes straight to libc when it cannot create, and also when a file
- * it creates would need no record: owned by the fake 0:0, which is what a
- * file without a record shows unless -u.  Telling new from existing would
- * cost a syscall on every fopen (fdopen's fcntl), 10% of an
- * fopen/fclose loop.  What is given up: clearing a stale record that a
- * file deleted out of the session's sight (its unlink never passed
- * through the shim) left at the inode number fopen's new file gets.  Not
- * while the table holds a set-gid directory, whose group a new file may
- * take (a real set-gid directory without a record shows group 0, as such
- * a file does).
+ * it creates would need nothing (new_file_quiet(), fopen's mode 0666).
+ * Telling new from existing would cost a syscall on every fopen (fdopen's
+ * fcntl), 10% of an fopen/fclose loop.
  */
 static bool fopen_passes(const char *path, const char *mode)
 {
@@ -277,8 +335,7 @@ static bool fopen_passes(const char *path, const char *mode)
 	for (const char *p = mode + 1; *p && *p != ','; p++)
 		if (*p == 'x')
 			return false; /* O_EXCL: new for sure, cheap to tell */
-	return fe_cred_fs_root() && !fe_unknown_is_real() &&
-	       fe_map_sgid_dirs() == 0;
+	return new_file_quiet(0666);
 }
 
 static bool exists(const char *path)

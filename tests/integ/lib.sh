@@ -24,7 +24,8 @@
 #   small_tmpfs VAR as root, a 64 KiB tmpfs the test user owns (full-disk
 #                   cases), in VAR; status 1 otherwise (not in a $(...))
 #   fs_dir VAR KIND a fresh directory the test user owns on a filesystem
-#                   of KIND (ext4 or tmpfs), in VAR; as root an ext4
+#                   of KIND (ext4 or tmpfs, or ext4-nobtime: 128-byte
+#                   inodes, no birth times), in VAR; as root an ext4
 #                   image or a tmpfs mounted for the script (unmounted at
 #                   exit), else under /tmp or /dev/shm when they are of
 #                   KIND; status 1 when there is none (not in a $(...):
@@ -253,9 +254,11 @@ fs_dir() {
 	if [ "$(id -u)" = 0 ]; then
 		mkdir "$_fs_m" || return 1
 		case $_fs_kind in
-		ext4)
+		ext4 | ext4-nobtime)
 			truncate -s 256M "$T/fs.$_fs_n.img" &&
-				mkfs.ext4 -q -E root_owner="$TUID:$TGID" "$T/fs.$_fs_n.img" 2>/dev/null &&
+				mkfs.ext4 -q -E root_owner="$TUID:$TGID" \
+					$([ "$_fs_kind" = ext4 ] || echo "-I 128") \
+					"$T/fs.$_fs_n.img" >/dev/null 2>&1 &&
 				mount -o loop "$T/fs.$_fs_n.img" "$_fs_m" 2>/dev/null || return 1 ;;
 		tmpfs)
 			mount -t tmpfs -o mode=0755,uid="$TUID",gid="$TGID" fe-test "$_fs_m" 2>/dev/null || return 1 ;;

@@ -6,11 +6,17 @@
  *   stat PATH            lstat, prints "uid:gid"
  *   touch PATH           creates PATH (a marker for the test)
  *   wait PATH            waits (at most 30 s) until PATH exists
+ *   create PATH MODE     open O_CREAT|O_EXCL|O_WRONLY with MODE (octal)
+ *   fopen PATH           fopen "w"
+ *   write PATH           opens PATH (which exists) for writing
+ *   mode PATH            lstat, prints "uid:gid mode" (octal, 4 digits)
+ *   umask MASK           umask(MASK) (octal); sysumask: by syscall()
  * Stops at the first failure, with status 1.
  */
 #include "helper.h"
 
 #include <fcntl.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -34,6 +40,47 @@ static int one(char **a)
 		if (fd < 0)
 			return err_out(errno);
 		close(fd);
+		return 0;
+	}
+	if (!strcmp(a[0], "create") && a[1] && a[2]) {
+		int fd = open(a[1], O_CREAT | O_EXCL | O_WRONLY,
+			      (mode_t)strtoul(a[2], NULL, 8));
+
+		if (fd < 0)
+			return err_out(errno);
+		close(fd);
+		return 0;
+	}
+	if (!strcmp(a[0], "fopen") && a[1]) {
+		FILE *f = fopen(a[1], "w");
+
+		if (!f)
+			return err_out(errno);
+		fclose(f);
+		return 0;
+	}
+	if (!strcmp(a[0], "write") && a[1]) {
+		int fd = open(a[1], O_WRONLY);
+
+		if (fd < 0)
+			return err_out(errno);
+		close(fd);
+		return 0;
+	}
+	if (!strcmp(a[0], "mode") && a[1]) {
+		if (lstat(a[1], &st))
+			return err_out(errno);
+		printf("%lu:%lu %04o\n", (unsigned long)st.st_uid,
+		       (unsigned long)st.st_gid,
+		       (unsigned int)(st.st_mode & 07777));
+		return 0;
+	}
+	if (!strcmp(a[0], "umask") && a[1]) {
+		umask((mode_t)strtoul(a[1], NULL, 8));
+		return 0;
+	}
+	if (!strcmp(a[0], "sysumask") && a[1]) {
+		syscall(SYS_umask, (mode_t)strtoul(a[1], NULL, 8));
 		return 0;
 	}
 	if (!strcmp(a[0], "wait") && a[1]) {
