@@ -43,10 +43,26 @@ struct located {
 struct locate_job {
 	const struct fe_jnl_devmaps *dm;
 	const struct fe_jnl_view *v;
-	const uint64_t *order; /* record indexes, one directory's together */
+	const uint64_t *order; /* indexes of the records that look at their
+				  paths, one directory's together */
 	struct located *out;
 	uint64_t from, to;     /* a range of order */
 };
+
+/* out for record jr, whose path is statted (if at all) at at+name. */
+static void place(const struct fe_jnl_rec *jr, const struct fe_jnl_devmaps *dm,
+		  int at, const char *name, struct located *out)
+{
+	struct fe_jnl_place p;
+
+	fe_jnl_rec_place(jr, dm, at, name, &p);
+	*out = (struct located){
+	    .dev = fe_jnl_fate_kept(p.fate) ? p.dev : LOCATE_GONE,
+	    .ino = p.ino,
+	    .btag = p.btag,
+	    .moved = p.fate == FE_JNL_MOVED,
+	};
+}
 
 /* Where a path's last component starts (after its last '/'). */
 static size_t base_of(const char *path, size_t len)
@@ -73,8 +89,6 @@ static void *locate_range(void *arg)
 
 	for (uint64_t k = j->from; k < j->to; k++) {
 		uint64_t i = j->order[k];
-		struct located *o = &j->out[i];
-		struct fe_jnl_place p;
 		struct fe_jnl_rec jr;
 		int at = AT_FDCWD;
 		const char *name;
@@ -83,10 +97,8 @@ static void *locate_range(void *arg)
 		fe_jnl_get(j->v, i, &jr);
 		name = jr.path;
 		b = base_of(jr.path, jr.path_len);
-		/* A file in / (or a path ending in '/'), or a record whose
-		 * rule needs no look at its path: as is. */
-		if (b >= 2 && b < jr.path_len && jr.path[0] == '/' &&
-		    (!jr.btag || jr.dev == FE_JNL_DEV_BYPATH)) {
+		/* A file in / (or a path ending in '/'): as is. */
+		if (b >= 2 && b < jr.path_len && jr.path[0] == '/') {
 			if (!dir || dir_len != b - 1 ||
 			    memcmp(dir, jr.path, b - 1)) {
 				char buf[FE_PATH_MAX];
@@ -108,13 +120,7 @@ static void *locate_range(void *arg)
 				name = jr.path + b;
 			}
 		}
-		fe_jnl_rec_place(&jr, j->dm, at, name, &p);
-		*o = (struct located){
-		    .dev = fe_jnl_fate_kept(p.fate) ? p.dev : LOCATE_GONE,
-		    .ino = p.ino,
-		    .btag = p.btag,
-		    .moved = p.fate == FE_JNL_MOVED,
-		};
+		place(&jr, j->dm, at, name, &j->out[i]);
 	}
 	if (dfd >= 0)
 		close(dfd);
@@ -137,30 +143,25 @@ static uint64_t dir_key(const struct fe_jnl_view *v, uint64_t i)
 }
 
 /*
- * The records' indexes in order of dir_key: an LSD radix sort, 16 bits a
- * pass, stable, O(n).  Returns a malloc'd array of n indexes, or NULL when
- * memory runs out.  Called once, at load, before any thread runs.
+ * The n record indexes of idx put in order of dir_key: an LSD radix sort,
+ * 16 bits a pass, stable, O(n).  false when memory runs out.  Called once,
+ * at load, before any thread runs.
  */
-static uint64_t *dir_order(const struct fe_jnl_view *v)
+static bool dir_sort(const struct fe_jnl_view *v, uint64_t *idx, uint64_t n)
 {
-	uint64_t n = v->nrec;
 	uint64_t *key = malloc((n ? n : 1) * sizeof(*key));
-	uint64_t *idx = malloc((n ? n : 1) * sizeof(*idx));
 	uint64_t *tk = malloc((n ? n : 1) * sizeof(*tk));
 	uint64_t *ti = malloc((n ? n : 1) * sizeof(*ti));
 	static size_t count[1 << 16]; /* 512 KiB: not on the stack */
 
-	if (!key || !idx || !tk || !ti) {
+	if (!key || !tk || !ti) {
 		free(key);
-		free(idx);
 		free(tk);
 		free(ti);
-		return NULL;
+		return false;
 	}
-	for (uint64_t i = 0; i < n; i++) {
-		key[i] = dir_key(v, i);
-		idx[i] = i;
-	}
+	for (uint64_t i = 0; i < n; i++)
+		key[i] = dir_key(v, idx[i]);
 	for (int shift = 0; shift < 64; shift += 16) {
 		size_t sum = 0;
 
@@ -185,20 +186,21 @@ static uint64_t *dir_order(const struct fe_jnl_view *v)
 	free(key);
 	free(tk);
 	free(ti);
-	return idx;
+	return true;
 }
 
-/* Fill out[i] for every record of v, with threads when there are many
- * (those that cannot be started leave their share to this one). */
+/* Fill out[i] for each of the n records i of order, with threads when
+ * there are many (those that cannot be started leave their share to this
+ * one). */
 static void locate_all(const struct fe_jnl_view *v,
 		       const struct fe_jnl_devmaps *dm, struct located *out,
-		       const uint64_t *order)
+		       const uint64_t *order, uint64_t n)
 {
 	struct locate_job jobs[LOCATE_MAX_THREADS] = { { 0 } };
 	pthread_t th[LOCATE_MAX_THREADS];
 	bool started[LOCATE_MAX_THREADS] = { false };
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-	uint64_t n = v->nrec, per;
+	uint64_t per;
 	sigset_t all, old;
 	int k;
 
@@ -273,20 +275,37 @@ static int read_journal(const char *path, unsigned flags, const char *what,
 }
 
 /* Where each record of v is now (a malloc'd array of v->nrec), or NULL
- * when memory runs out. */
+ * when memory runs out.  Those with a birth time are placed at once; the
+ * others, which look at their paths, by directory. */
 static struct located *locate(const struct fe_jnl_view *v)
 {
-	struct located *where = malloc((v->nrec ? v->nrec : 1) *
-				       sizeof(*where));
-	uint64_t *order = where ? dir_order(v) : NULL;
+	size_t size = v->nrec ? v->nrec : 1;
+	struct located *where = malloc(size * sizeof(*where));
+	uint64_t *order = malloc(size * sizeof(*order));
 	struct fe_jnl_devmaps dm;
+	uint64_t n = 0;
 
-	if (!order || fe_jnl_devmap_build(v, &dm) < 0) {
+	if (!where || !order || fe_jnl_devmap_build(v, &dm) < 0) {
 		free(order);
 		free(where);
 		return NULL;
 	}
-	locate_all(v, &dm, where, order);
+	for (uint64_t i = 0; i < v->nrec; i++) {
+		struct fe_jnl_rec jr;
+
+		fe_jnl_get(v, i, &jr);
+		if (fe_jnl_rec_looks(&jr))
+			order[n++] = i;
+		else
+			place(&jr, &dm, AT_FDCWD, jr.path, &where[i]);
+	}
+	if (n && !dir_sort(v, order, n)) {
+		fe_jnl_devmap_free(&dm);
+		free(order);
+		free(where);
+		return NULL;
+	}
+	locate_all(v, &dm, where, order, n);
 	free(order);
 	fe_jnl_devmap_free(&dm);
 	return where;

@@ -220,7 +220,7 @@ void fe_jnl_rec_place(const struct fe_jnl_rec *r,
 		p->fate = FE_JNL_BADDEV;
 		return;
 	}
-	if (r->btag && r->dev != FE_JNL_DEV_BYPATH) {
+	if (!fe_jnl_rec_looks(r)) {
 		fe_jnl_rec_key(r, m, &p->dev, &p->ino);
 		p->btag = r->btag;
 		p->fate = p->dev != r->dev ? FE_JNL_REKEYED : FE_JNL_KEPT;

@@ -149,6 +149,13 @@ struct fe_jnl_place {
 				    fate is not GONE) */
 };
 
+/* Whether fe_jnl_rec_place() looks at r's path: no birth time, or
+ * relocated.  The others are placed without I/O. */
+static inline bool fe_jnl_rec_looks(const struct fe_jnl_rec *r)
+{
+	return !r->btag || r->dev == FE_JNL_DEV_BYPATH;
+}
+
 /*
  * The load's rule for one record, the only copy of it (the daemon's
  * load, `fakeenv export`, `fakeenv fsck --against-fs`): a record with a
