@@ -77,6 +77,11 @@ long fe_sup_take_fd(struct proc *p, int fd);
 
 /* Answer notification n of listener lst into *r; false when nothing is
  * to be sent (the target is gone, or the answer went with an fd). */
+/* A relative path of a stat by target tid as "/proc/TID/cwd/PATH", in
+ * place (its buffer has room for the prefix past PATH_MAX): true when
+ * rewritten, false when it is to go through the cwd's fd (sup_root.c). */
+bool fe_sup_cwd_prefix(pid_t tid, char *path);
+
 /* A chrooted target tid's path in name (size bytes: rewritten) as a
  * directory fd of ours in its root (*dirfd, the caller's to close) and a
  * name under it; follow: the call follows a symbolic link there.  1

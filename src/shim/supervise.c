@@ -420,6 +420,9 @@ static int cwd_for(struct call *c, int d, int p)
 		c->a[d] = rfd;
 	if (r != 0 || path[0] == '/')
 		return r < 0 ? r : 0;
+	if ((c->nr == SYS_newfstatat || c->nr == SYS_statx) &&
+	    fe_sup_cwd_prefix(c->tid, (char *)c->a[p]))
+		return 0;
 	fd = cwd_fd(c);
 	if (fd < 0)
 		return -ENOENT;

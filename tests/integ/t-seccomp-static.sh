@@ -175,6 +175,22 @@ check_eq "never: static stat shows the real owner and mode" "$(s "st stat f")" "
 check_match "never: static ids are the real ones" "$(s "creds show")" "^getuid=$TUID geteuid=$TUID "
 check_ne "never: static output differs from dynamic" "$sta" "$dyn"
 
+# A relative path of 4090 bytes, within PATH_MAX from the cwd: the
+# supervisor reaches a stat's relative path by /proc/TID/cwd/PATH, which
+# would pass PATH_MAX here, so this one goes through the cwd's fd; and an
+# empty path with AT_EMPTY_PATH names the cwd itself.
+d200=$(printf 'd%.0s' {1..200})
+long=$(for _i in {1..20}; do printf '%s/' "$d200"; done)$(printf 'f%.0s' {1..70})
+must "a 4090-byte relative path" as_user sh -c "mkdir -p '${long%/*}' && touch '$long'"
+check_eq "a relative path near PATH_MAX: static as dynamic" \
+	"$(fe sh -c "chown 5:6 '$long' && '$S/st' stat '$long' && '$S/st' lstat '$long'" 2>&1)" \
+	"5 6 100644 0 0
+5 6 100644 0 0"
+mkdir -p cwdst && chown "$TUID:$TGID" cwdst
+check_eq "fstatat(AT_FDCWD, \"\", AT_EMPTY_PATH): the cwd" \
+	"$(cd cwdst && fe sh -c "chown 7:8 . && '$S/st' cwd-empty -" 2>&1)" \
+	"7 8 40755 0 0"
+
 # --- the option -------------------------------------------------------------
 zero="getuid=0 geteuid=0 getgid=0 getegid=0 resuid=0,0,0 resgid=0,0,0 groups=0"
 for v in auto always; do

@@ -4,6 +4,8 @@
  * CALL: stat lstat fstat fstatat fstatat-nofollow fstatat-empty
  *       stat64 lstat64 fstat64 fstatat64 xstat lxstat fxstat fxstatat
  *       xstat64 lxstat64 fxstat64 fxstatat64 statx statx-nofollow
+ *       cwd-empty (fstatat(AT_FDCWD, "", AT_EMPTY_PATH): the cwd; PATH
+ *       unused)
  * Built without _FILE_OFFSET_BITS=64 so that stat and stat64 are distinct
  * symbols (_GNU_SOURCE gives the *64 declarations).
  */
@@ -78,7 +80,9 @@ int main(int argc, char **argv)
 		if (fd < 0)
 			return err_out(errno);
 		r = fstatat(fd, "", &st, AT_EMPTY_PATH);
-	} else if (!strcmp(call, "stat64"))
+	} else if (!strcmp(call, "cwd-empty"))
+		r = fstatat(AT_FDCWD, "", &st, AT_EMPTY_PATH);
+	else if (!strcmp(call, "stat64"))
 		r = stat64(path, &st64), is64 = 1;
 	else if (!strcmp(call, "lstat64"))
 		r = lstat64(path, &st64), is64 = 1;
