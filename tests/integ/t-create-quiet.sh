@@ -6,7 +6,8 @@
 #          keeps owner read and write; umask(2), by libc's name or by
 #          syscall(), makes it learn again.  A file made under umask 0277
 #          shows 0400 and still gets owner access for the real user, so
-#          that root writes it as it may write any file.
+#          that root writes it as it may write any file.  A process that
+#          only rewrites files reads its umask from /proc instead.
 #   blind  a record without a birth time (a filesystem without them) left
 #          at an inode number by a file deleted out of the session's
 #          sight: a new file the kernel gives that number is new, 0:0.
@@ -33,6 +34,15 @@ check_eq "umask 022: real modes as made" "$(stat -c %a a b c f)" "644
 check_eq "umask 0277: owner access for the real user (open, fopen, syscall)" "$(stat -c %a d e g)" "600
 600
 600"
+
+# A process that only rewrites a file asks /proc for its umask after a
+# few fopens: under 0277, inherited, a new file still gets owner access.
+out=$(fe sh -c 'umask 0277; set -- create x 0600; for i in 1 2 3 4 5 6 7 8 9 10 11 12; do set -- "$@" , fopen x; done; exec "$H/ops" "$@" , fopen y , mode y , write y' 2>&1)
+check_eq "umask 0277 inherited: fopen after rewrites" "$out" "0:0 0400"
+check_eq "umask 0277 inherited: owner access for the real user" \
+	"$(stat -c %a y)" "600"
+out=$(fe sh -c 'umask 022; set -- create z 0600; for i in 1 2 3 4 5 6 7 8 9 10 11 12; do set -- "$@" , fopen z; done; exec "$H/ops" "$@" , fopen w , mode w , write w' 2>&1)
+check_eq "umask 022 inherited: fopen after rewrites" "$out" "0:0 0644"
 
 # blind: on an ext4 without birth times (128-byte inodes), which hands a
 # freed inode number out again at once, two files get records and are
