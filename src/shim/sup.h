@@ -63,8 +63,7 @@ struct sup {
 	struct seccomp_notif_sizes sizes;
 };
 
-/* The targets (sup_target.c). */
-int fe_sup_status(pid_t tid, pid_t *tgid, pid_t *ppid, unsigned *umask);
+/* The targets (sup_target.c; fe_sup_status() is in shim.h). */
 struct proc *fe_sup_proc_add(struct sup *sp, pid_t tgid, int lst,
 			     const struct fe_sec_hello *ids);
 struct proc *fe_sup_proc_of(struct sup *sp, int lst, pid_t tid);

@@ -12,13 +12,15 @@
 
 /* ---- the targets ---- */
 
-/* Tgid and PPid of tid from /proc: 0, or -errno. */
 int fe_sup_status(pid_t tid, pid_t *tgid, pid_t *ppid, unsigned *umask)
 {
 	char path[64], buf[2048], *p;
 	long fd, n;
 
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)tid);
+	if (tid)
+		snprintf(path, sizeof(path), "/proc/%d/status", (int)tid);
+	else
+		snprintf(path, sizeof(path), "/proc/self/status");
 	fd = fe_sup_sys(SYS_openat, AT_FDCWD, (long)path, O_RDONLY | O_CLOEXEC, 0, 0);
 	if (fd < 0)
 		return (int)fd;
@@ -27,9 +29,8 @@ int fe_sup_status(pid_t tid, pid_t *tgid, pid_t *ppid, unsigned *umask)
 	if (n <= 0)
 		return -ESRCH;
 	buf[n] = '\0';
-	if (umask)
-		*umask = (p = strstr(buf, "\nUmask:")) ?
-				 (unsigned)strtoul(p + 7, NULL, 8) : 022;
+	if (umask && (p = strstr(buf, "\nUmask:")))
+		*umask = (unsigned)strtoul(p + 7, NULL, 8);
 	if (tgid)
 		*tgid = (p = strstr(buf, "\nTgid:")) ?
 				(pid_t)strtol(p + 6, NULL, 10) : tid;

@@ -13,7 +13,6 @@
 
 #include <stdarg.h>
 #include <stdatomic.h>
-#include <stdlib.h>
 #include <string.h>
 
 /*
@@ -49,24 +48,14 @@ mode_t umask(mode_t mask)
 	return old;
 }
 
-/* The umask's lesson from /proc/self/status (Linux 4.7's Umask line),
- * by system calls of our own: the wrappers stay out of it. */
+/* The umask's lesson from /proc/self/status (Linux 4.7's Umask line). */
 static void owner_from_proc(void)
 {
-	char buf[2048], *p;
 	int saved = errno;
-	long fd = fe_syscall(SYS_openat, AT_FDCWD, "/proc/self/status",
-			     O_RDONLY | O_CLOEXEC, 0);
-	long n;
+	unsigned um = 0777;
 
-	if (fd >= 0) {
-		n = fe_syscall(SYS_read, fd, buf, sizeof(buf) - 1);
-		close((int)fd);
-		buf[n > 0 ? n : 0] = '\0';
-		p = strstr(buf, "\nUmask:");
-		if (p && !(strtoul(p + 7, NULL, 8) & 0600))
-			fe_owner_learn(0600);
-	}
+	if (fe_sup_status(0, NULL, NULL, &um) == 0 && !(um & 0600))
+		fe_owner_learn(0600);
 	errno = saved;
 }
 
