@@ -496,10 +496,8 @@ int fe_map_sgid_dirs(void);
  * -1 without the mapping.  Async-signal-safe; errno untouched. */
 int fe_map_blind(void);
 
-/* Tgid, PPid and Umask of tid (0: this process) from /proc/TID/status,
- * each left as it is when the file has no such line: 0, or -errno
- * (errno changed then).  The supervisor's, and wrap_open.c's lesson of
- * its own umask (sup_target.c). */
+/* Tgid, PPid and Umask of tid (0: this process) from /proc (a missing
+ * Umask line leaves *umask): 0, or -errno, errno changed (sup_target.c). */
 int fe_sup_status(pid_t tid, pid_t *tgid, pid_t *ppid, unsigned *umask);
 
 /* fe_created()'s lesson for wrap_open.c: the real mode the kernel gave a
