@@ -38,7 +38,7 @@
 
 #define FE_MAP_MAGIC_ROOT 0x746f6f52764e4546ull /* "FENvRoot" */
 #define FE_MAP_MAGIC_ARR  0x7272416d764e4546ull /* "FENvmArr" */
-#define FE_MAP_VERSION 4
+#define FE_MAP_VERSION 5
 
 /* Root flags. */
 #define FE_MAP_UNKNOWN_REAL 0x1u /* files with no record show their real
@@ -98,7 +98,7 @@ _Static_assert(sizeof(struct fe_slot) == 40, "slot layout");
 struct fe_map_arr {
 	uint64_t magic;      /* FE_MAP_MAGIC_ARR */
 	uint64_t id;         /* this array's id, never reused by a daemon */
-	uint64_t mask;       /* cap - 1; cap is a power of two */
+	uint64_t cap;        /* slots, 1 to FE_MAP_CAP_MAX */
 	uint32_t version;    /* FE_MAP_VERSION */
 	uint32_t superseded; /* 1 once the array left the table (atomic) */
 	uint64_t pad[4];     /* zero */
@@ -185,7 +185,7 @@ static inline struct fe_pend_ctl *fe_pend_ctl(uint32_t *pend)
 }
 
 /* The hash of a (dev, ino) key, part of the layout: a slot's home is
- * (hash & mask), linear probing from there, and a key's pending counter
+ * fe_map_home(), linear probing from there, and a key's pending counter
  * is bucket ((hash >> 40) & (FE_PEND_BUCKETS - 1)).  The daemon places
  * and every reader probes with it: change it and FE_MAP_VERSION. */
 static inline uint64_t fe_hash_key(uint64_t dev, uint64_t ino)
@@ -196,6 +196,20 @@ static inline uint64_t fe_hash_key(uint64_t dev, uint64_t ino)
 	h *= 0xbf58476d1ce4e5b9ull;
 	h ^= h >> 29;
 	return h;
+}
+
+/*
+ * A key's home slot in an array of cap slots: the hash's top 32 bits
+ * scaled to [0, cap).  Any cap works, not only powers of two, so that a
+ * table can be sized to its records (a load fills 2/3 of it, not 3/8 to
+ * 3/4); and an array's slot order is the order of those bits whatever
+ * its size, so a journal written in one table's order fills another
+ * from its first slot to its last.
+ */
+#define FE_MAP_CAP_MAX (1ull << 32)
+static inline uint64_t fe_map_home(uint64_t h, uint64_t cap)
+{
+	return ((h >> 32) * cap) >> 32;
 }
 
 /* Bytes of an array memfd of cap slots. */

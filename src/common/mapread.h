@@ -20,7 +20,7 @@
 #include "fakeenv/map.h"
 
 /* The array with this id as the caller has it mapped (header checked,
- * mask within the mapping), or NULL when it has not. */
+ * cap within the mapping), or NULL when it has not. */
 typedef const struct fe_map_arr *fe_map_resolve_fn(uint64_t id, void *ctx);
 
 /* Tries before giving up on a slot, or on the root, that keeps changing:
@@ -84,10 +84,10 @@ static inline int fe_map_read_slot(const struct fe_slot *s, struct fe_slot *out)
 static inline int fe_map_probe(const struct fe_map_arr *a, uint64_t dev,
 			       uint64_t ino, struct fe_slot *out)
 {
-	uint64_t mask = a->mask;
-	uint64_t i = fe_hash_key(dev, ino) & mask;
+	uint64_t cap = a->cap;
+	uint64_t i = fe_map_home(fe_hash_key(dev, ino), cap);
 
-	for (uint64_t n = 0; n <= mask; n++, i = (i + 1) & mask) {
+	for (uint64_t n = 0; n < cap; n++, i = i + 1 < cap ? i + 1 : 0) {
 		const struct fe_slot *s = &a->slots[i];
 		int r;
 

@@ -15,7 +15,7 @@
  * whatever the flags say, and a count is never taken below 0.  A lie
  * there costs the record its path hint or its xattrs, never a read out
  * of bounds or a loop without end.  The counts of used slots and
- * tombstones and each array's mask are the daemon's own, in private
+ * tombstones and each array's capacity are the daemon's own, in private
  * memory.
  */
 #include "table.h"
@@ -29,6 +29,10 @@
 #include "common/util.h"
 
 #define TAB_MIN_CAP 8u
+/* Slots an array may have: what a reader's home takes (fe_map_home()),
+ * and what memory can hold. */
+#define CAP_MAX ((size_t)(FE_MAP_CAP_MAX < SIZE_MAX / 2 / sizeof(struct fe_slot) ? \
+			  FE_MAP_CAP_MAX : SIZE_MAX / 2 / sizeof(struct fe_slot)))
 
 #define PEND_SIZE FE_PEND_SIZE
 
@@ -85,12 +89,12 @@ static int arr_alloc(struct fe_tab *t, struct fe_tab_arr *a, size_t cap)
 		return -ENOMEM;
 	h->magic = FE_MAP_MAGIC_ARR;
 	h->id = ++t->next_id;
-	h->mask = cap - 1;
+	h->cap = cap;
 	h->version = FE_MAP_VERSION;
 	a->hdr = h;
 	a->fd = fd;
 	a->slots = h->slots;
-	a->mask = cap - 1;
+	a->cap = cap;
 	a->used = 0;
 	a->tombs = 0;
 	return 0;
@@ -100,9 +104,15 @@ static int arr_alloc(struct fe_tab *t, struct fe_tab_arr *a, size_t cap)
 static void arr_free(struct fe_tab_arr *a)
 {
 	if (a->hdr)
-		fe_shm_free(a->hdr, fe_map_arr_size(a->mask + 1), a->fd);
+		fe_shm_free(a->hdr, fe_map_arr_size(a->cap), a->fd);
 	memset(a, 0, sizeof(*a));
 	a->fd = -1;
+}
+
+/* The slot after i on a probe path. */
+static size_t next_slot(const struct fe_tab_arr *a, size_t i)
+{
+	return i + 1 < a->cap ? i + 1 : 0;
 }
 
 /* The USED slot holding (dev, ino) in a, or NULL.  Ends at an EMPTY slot,
@@ -110,9 +120,9 @@ static void arr_free(struct fe_tab_arr *a)
 static struct fe_slot *arr_find(const struct fe_tab_arr *a, uint64_t dev,
 				uint64_t ino, uint64_t h)
 {
-	size_t i = h & a->mask;
+	size_t i = fe_map_home(h, a->cap);
 
-	for (size_t n = 0; n <= a->mask; n++, i = (i + 1) & a->mask) {
+	for (size_t n = 0; n < a->cap; n++, i = next_slot(a, i)) {
 		struct fe_slot *s = &a->slots[i];
 
 		if (!(s->flags & (FE_SLOT_USED | FE_SLOT_TOMB)))
@@ -128,12 +138,12 @@ static struct fe_slot *arr_find(const struct fe_tab_arr *a, uint64_t dev,
  * (by the counts; slots that all claim to be USED give the first one). */
 static struct fe_slot *arr_place(struct fe_tab_arr *a, uint64_t h)
 {
-	size_t i = h & a->mask, n = 0;
+	size_t home = fe_map_home(h, a->cap), i = home, n = 0;
 
-	while ((a->slots[i].flags & FE_SLOT_USED) && n++ < a->mask)
-		i = (i + 1) & a->mask;
+	while ((a->slots[i].flags & FE_SLOT_USED) && ++n < a->cap)
+		i = next_slot(a, i);
 	if (a->slots[i].flags & FE_SLOT_USED)
-		i = h & a->mask;
+		i = home;
 	else if ((a->slots[i].flags & FE_SLOT_TOMB) && a->tombs)
 		a->tombs--;
 	a->used++;
@@ -157,16 +167,13 @@ static struct fe_slot *find_both(const struct fe_tab *t, uint64_t dev,
 
 int fe_tab_init(struct fe_tab *t, size_t min_cap)
 {
-	size_t cap = TAB_MIN_CAP;
+	size_t cap = min_cap > TAB_MIN_CAP ? min_cap : TAB_MIN_CAP;
 	int r;
 
 	memset(t, 0, sizeof(*t));
 	t->cur.fd = t->old.fd = t->root_fd = t->pend_fd = -1;
-	while (cap < min_cap) {
-		if (cap > SIZE_MAX / 2 / sizeof(struct fe_slot))
-			return -ENOMEM;
-		cap *= 2;
-	}
+	if (cap > CAP_MAX)
+		return -ENOMEM;
 	r = fe_arena_init(&t->arena);
 	if (r < 0)
 		return r;
@@ -238,8 +245,8 @@ static void slot_to_rec(const struct fe_slot *s, struct fe_rec *rec)
 bool fe_tab_next(const struct fe_tab *t, size_t *pos, uint64_t *dev,
 		 uint64_t *ino, struct fe_rec *rec)
 {
-	size_t ncur = t->cur.slots ? t->cur.mask + 1 : 0;
-	size_t nold = t->old.slots ? t->old.mask + 1 : 0;
+	size_t ncur = t->cur.slots ? t->cur.cap : 0;
+	size_t nold = t->old.slots ? t->old.cap : 0;
 
 	for (; *pos < ncur + nold; ++*pos) {
 		const struct fe_slot *s = *pos < ncur ?
@@ -302,7 +309,7 @@ bool fe_tab_rehash_step(struct fe_tab *t, size_t n)
 				t->old.used--;
 			t->old.tombs++;
 		}
-		if (t->rehash_idx > t->old.mask) {
+		if (t->rehash_idx >= t->old.cap) {
 			struct fe_tab_arr gone = t->old;
 
 			/* Readers learn first that old is out, then that it
@@ -347,10 +354,10 @@ static int rehash_into(struct fe_tab *t, size_t cap)
  */
 static int rehash_start(struct fe_tab *t)
 {
-	size_t cap = t->cur.mask + 1;
+	size_t cap = t->cur.cap;
 
 	if (t->cur.tombs <= t->cur.used) {
-		if (cap > SIZE_MAX / 2 / sizeof(struct fe_slot))
+		if (cap > CAP_MAX / 2)
 			return -ENOMEM;
 		cap *= 2;
 	}
@@ -369,7 +376,7 @@ static int make_room(struct fe_tab *t)
 		size_t load = t->cur.used + t->cur.tombs + t->old.used;
 		int r;
 
-		if ((load + 1) * 4 <= (t->cur.mask + 1) * 3)
+		if ((load + 1) * 4 <= t->cur.cap * 3)
 			return 0;
 		if (fe_tab_rehashing(t)) {
 			/* Only a small table or many inserts between steps
@@ -386,31 +393,33 @@ static int make_room(struct fe_tab *t)
 /*
  * Growth by doubling while records arrive in the order of a bigger
  * table's slots (a journal is written in that order) is quadratic: the
- * records that come first are those whose hashes are low in the bigger
- * table, which fill the low half of each smaller one twice over, and
- * linear probing then walks clusters as long as the table (grown so, a
- * 3,000,000-record journal takes 22 s to load, against 0.9 s for
- * 750,000).  Linear
- * probing's total work for a set of keys does not depend on the order
- * in which they are inserted into an array that does not grow, so a load
- * makes room for every record first.
+ * records that come first are those whose homes are low in any table
+ * (fe_map_home()), and so they all fall into the first slots of each
+ * smaller one, which linear probing then walks as one cluster (grown
+ * so, a 3,000,000-record journal took 22 s to load, against 0.9 s for
+ * 750,000).  Linear probing's total work for a set of keys does not
+ * depend on the order in which they are inserted into an array that does
+ * not grow, so a load makes room for every record first; and it sizes
+ * the array to its records, 2/3 full, not to the next power of two, so
+ * that a loaded table holds 60 bytes of slots a record, and has room for
+ * an eighth more before it grows.
  */
 int fe_tab_reserve(struct fe_tab *t, size_t n)
 {
-	size_t cap = t->cur.mask + 1, need;
+	size_t cap = t->cur.cap, live;
 	int r;
 
 	fe_tab_rehash_step(t, SIZE_MAX);
-	if (n > SIZE_MAX / 8 - t->cur.used - t->cur.tombs)
+	if (n > CAP_MAX - t->cur.used - t->cur.tombs)
 		return -ENOMEM;
-	need = t->cur.used + t->cur.tombs + n;
-	if (need * 4 <= cap * 3)
+	if ((t->cur.used + t->cur.tombs + n) * 4 <= cap * 3)
 		return 0;
-	while (need * 4 > cap * 3) {
-		if (cap > SIZE_MAX / 2 / sizeof(struct fe_slot))
-			return -ENOMEM;
-		cap *= 2;
-	}
+	/* The tombstones stay behind. */
+	live = t->cur.used + n;
+	if (live > CAP_MAX / 3 * 2)
+		return -ENOMEM;
+	if (live + (live + 1) / 2 > cap)
+		cap = live + (live + 1) / 2;
 	r = rehash_into(t, cap);
 	if (r < 0)
 		return r;
@@ -557,9 +566,9 @@ const char *fe_tab_path(const struct fe_tab *t, const struct fe_rec *rec)
 void fe_tab_info(const struct fe_tab *t, struct fe_tab_info *info)
 {
 	info->records = fe_tab_count(t);
-	info->cap = t->cur.mask + 1;
+	info->cap = t->cur.cap;
 	info->tombs = t->cur.tombs;
-	info->old_cap = t->old.slots ? t->old.mask + 1 : 0;
+	info->old_cap = t->old.slots ? t->old.cap : 0;
 	info->old_used = t->old.used;
 	info->long_paths = t->long_paths;
 }

@@ -61,7 +61,7 @@ struct fe_rec {
  * memfd_create, else in private memory that is not shared. */
 struct fe_tab_arr {
 	struct fe_slot *slots; /* cap slots, or NULL */
-	size_t mask;           /* cap - 1; cap is a power of two */
+	size_t cap;            /* slots, at most FE_MAP_CAP_MAX */
 	size_t used;           /* USED slots */
 	size_t tombs;          /* TOMB slots */
 	struct fe_map_arr *hdr; /* the mapping: header, then the slots */
@@ -95,8 +95,8 @@ struct fe_tab_info {
 	uint64_t long_paths; /* path hints dropped as too long, ever */
 };
 
-/* Make an empty table of at least min_cap slots (rounded up to a power of
- * two, at least 8).  Returns 0 or -ENOMEM (nothing to free). */
+/* Make an empty table of min_cap slots, at least 8.  Returns 0 or
+ * -ENOMEM (nothing to free). */
 int fe_tab_init(struct fe_tab *t, size_t min_cap);
 
 /* Free everything the table holds. */

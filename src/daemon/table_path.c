@@ -22,7 +22,7 @@ static void walk_paths(struct fe_arena *a, void *ctx)
 	for (size_t k = 0; k < FE_ARRAY_LEN(arrs); k++) {
 		struct fe_tab_arr *arr = arrs[k];
 
-		for (size_t i = 0; arr->slots && i <= arr->mask; i++) {
+		for (size_t i = 0; arr->slots && i < arr->cap; i++) {
 			struct fe_slot *s = &arr->slots[i];
 			size_t n;
 

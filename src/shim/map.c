@@ -111,9 +111,10 @@ static int install(const int *fds, int n)
 		if (!a)
 			return -EINVAL;
 		id = a->id;
-		cap = a->mask + 1;
+		cap = a->cap;
 		ok = a->magic == FE_MAP_MAGIC_ARR &&
-		     a->version == FE_MAP_VERSION && (cap & a->mask) == 0 &&
+		     a->version == FE_MAP_VERSION && cap >= 1 &&
+		     cap <= FE_MAP_CAP_MAX &&
 		     cap <= size / sizeof(struct fe_slot) &&
 		     fe_map_arr_size(cap) <= size;
 		if (!ok || resolve(id, NULL)) {

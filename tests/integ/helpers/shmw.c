@@ -93,8 +93,8 @@ static long scribble_arr(struct fe_map_arr *a, size_t size)
 		s->seq += 2;
 		n++;
 	}
-	/* A mask the daemon must not believe either. */
-	a->mask = ~0ull;
+	/* A capacity the daemon must not believe either. */
+	a->cap = ~0ull;
 	return n;
 }
 
