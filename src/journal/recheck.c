@@ -153,8 +153,17 @@ int fe_jnl_devmap_build(const struct fe_jnl_view *v, struct fe_jnl_devmaps *m)
 		fe_jnl_devmap_free(m);
 		return -ENOMEM;
 	}
-	for (uint64_t k = 0; v->nrec && k < DEVMAP_SPREAD; k++)
-		sample(v, k * v->nrec / DEVMAP_SPREAD, m, found, tries);
+	/* Each record once: in a journal of fewer than DEVMAP_SPREAD
+	 * records, k * nrec / DEVMAP_SPREAD names the same one again, whose
+	 * tries would use up its filesystem's DEVMAP_FIRST. */
+	for (uint64_t k = 0, last = UINT64_MAX; v->nrec && k < DEVMAP_SPREAD;
+	     k++) {
+		uint64_t i = k * v->nrec / DEVMAP_SPREAD;
+
+		if (i != last)
+			sample(v, i, m, found, tries);
+		last = i;
+	}
 	for (uint64_t i = 0; i < v->nrec; i++) {
 		size_t left = 0;
 
