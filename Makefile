@@ -87,7 +87,8 @@ DAEMON   := $(BUILD)/fakeenvd
 LAUNCHER := $(BUILD)/fakeenv
 UNITS    := $(patsubst tests/unit/%.c,$(BUILD)/tests/unit/%,$(UNIT_SRC))
 HELPERS  := $(patsubst tests/integ/helpers/%.c,$(BUILD)/tests/helpers/%,$(HELPER_SRC))
-STATIC_HELPERS := $(patsubst %,$(BUILD)/tests/static/%,own st node mode xat acc creds mk rmv sigloop)
+STATIC_HELPERS := $(patsubst %,$(BUILD)/tests/static/%,own st node mode xat acc creds mk rmv sigloop \
+		  nsroot)
 # A program of another libc (musl's), dynamic and static, for t-musl;
 # built where Debian's musl-tools gives musl-gcc, else t-musl skips.
 MUSL_HELPERS := $(if $(MUSL_GCC),$(BUILD)/tests/musl/mh $(BUILD)/tests/musl/mh-static)

@@ -9,11 +9,12 @@
  * last name the call follows that is a symbolic link is resolved whole
  * the same way and named by its fd (/proc/self/fd/N).
  *
- * Left to the caller's own way: targets at our root (one readlink to
- * tell), a relative path of a target whose cwd is outside its root (it
- * left by fchdir; the kernel too resolves it from there), and /proc,
- * which the chroot's is the host's.  The caller's way for a relative
- * path of a stat is the last function here: through /proc/TID/cwd.
+ * Left to the caller's own way: targets at our root (a readlink and, when
+ * it reads "/", one of the mount namespace to tell), a relative path of
+ * a target whose cwd is outside its root (it left by fchdir; the kernel
+ * too resolves it from there), and /proc, which the chroot's is the
+ * host's.  The caller's way for a relative path of a stat is the last
+ * function here: through /proc/TID/cwd.
  */
 #include "sup.h"
 
@@ -29,18 +30,35 @@
 #define SYS_openat2 437
 #endif
 
-/* The readlink of /proc/TID/NAME into buf: its length, or -errno. */
+/* The readlink of /proc/TID/NAME (tid 0: /proc/self/NAME) into buf: its
+ * length, or -errno. */
 static long proc_link(pid_t tid, const char *name, char *buf, size_t size)
 {
 	char link[64];
 	long n;
 
-	snprintf(link, sizeof(link), "/proc/%d/%s", (int)tid, name);
+	if (tid)
+		snprintf(link, sizeof(link), "/proc/%d/%s", (int)tid, name);
+	else
+		snprintf(link, sizeof(link), "/proc/self/%s", name);
 	n = fe_sup_sys(SYS_readlinkat, AT_FDCWD, (long)link, (long)buf,
 		       (long)size - 1, 0);
 	if (n >= 0)
 		buf[n] = '\0';
 	return n;
+}
+
+/* Whether target tid is in our namespace of kind ns ("user", "mnt"). */
+static bool our_ns(pid_t tid, const char *ns)
+{
+	static char ours[2][64];
+	char *o = ours[strcmp(ns, "user") != 0], link[64], name[16];
+
+	snprintf(name, sizeof(name), "ns/%s", ns);
+	if (!o[0] && proc_link(0, name, o, sizeof(ours[0])) < 0)
+		return false;
+	return proc_link(tid, name, link, sizeof(link)) >= 0 &&
+	       !strcmp(link, o);
 }
 
 static long in_root(int root, const char *path, long oflags)
@@ -102,8 +120,12 @@ int fe_sup_root_path(pid_t tid, char *name, size_t size, bool follow,
 	long root_fd;
 	int r;
 
-	if (proc_link(tid, "root", root, sizeof(root)) < 0 ||
-	    !strcmp(root, "/"))
+	if (proc_link(tid, "root", root, sizeof(root)) < 0)
+		return 0;
+	/* A root that reads "/" is ours only in our mount namespace: after
+	 * a pivot_root in another it reads "/" too.  A relative path there
+	 * goes the caller's way, from the target's own cwd. */
+	if (!strcmp(root, "/") && (name[0] != '/' || our_ns(tid, "mnt")))
 		return 0;
 	if (name[0] == '/') {
 		snprintf(path, sizeof(path), "%s", name);

@@ -2,8 +2,9 @@
 # chroot inside a session (docs/chroot.md): a fake root's chroot(2) is
 # the kernel's, in a user namespace the shim makes; each call family
 # inside, exec of the root's own programs (PATH, #!, env -i), nested
-# chroots, the kernel's escapes, a static program under the supervisor,
-# and records made inside as seen outside and in a later session.
+# chroots, the kernel's escapes, a static program under the supervisor
+# (chrooted, and moving its own root), and records made inside as seen
+# outside and in a later session.
 . "$(dirname "$0")/lib.sh"
 
 S=$BUILD/tests/static
@@ -129,6 +130,22 @@ ok
 
 else
 	skip "a static program inside" "static helpers not built (no static libc)"
+fi
+
+# A static program that moves its own root by the kernel (a user
+# namespace of its own, then chroot, pivot_root in a mount namespace of
+# its own, or setns into another process's): the supervisor, which had
+# seen it at the session's root, resolves its paths at the new one.
+if [ -x "$S/nsroot" ]; then
+	must "a root to move to" as_user sh -c 'mkdir -p nr && touch nr/nsroot-mark'
+	for how in chroot pivot setns; do
+		check_eq "a static program's own $how: its paths at its new root" \
+			"$(fe sh -c "chown 12:34 nr/nsroot-mark &&
+				$S/nsroot $how '$W/nr' /nsroot-mark" 2>&1)" "ERR ENOENT
+12 34 100644 0 0"
+	done
+else
+	skip "a static program's own chroot" "static helpers not built (no static libc)"
 fi
 
 check_eq "a --state session's records read inside a chroot" \
