@@ -58,6 +58,11 @@ enum fe_sec_arg {
  * kernel's. */
 #define FE_SEC_CREAT1 0x4u
 #define FE_SEC_CREAT2 0x8u
+/* A call that may change where the caller's paths start (its root, or
+ * the mounts it sees: unshare, then mount): the supervisor notes it and
+ * lets the kernel make it, since it resolves the paths of a target whose
+ * root may differ from its own. */
+#define FE_SEC_ROOT 0x10u
 
 /*
  * X(number, flags, kind0, ..., kind5, size argument): every call the filter
@@ -110,7 +115,11 @@ enum fe_sec_arg {
 	X(SYS_symlinkat, 0, SA_STR, SA_DIRFD, SA_STR, SA_NONE, SA_NONE, SA_NONE, 0)             \
 	X(SYS_unlinkat, 0, SA_DIRFD, SA_STR, SA_VAL, SA_NONE, SA_NONE, SA_NONE, 0)              \
 	X(SYS_renameat2, 0, SA_DIRFD, SA_STR, SA_DIRFD, SA_STR, SA_VAL, SA_NONE, 0)                 \
-	X(SYS_openat, FE_SEC_UMASK | FE_SEC_FD | FE_SEC_CREAT2, SA_DIRFD, SA_STR, SA_VAL, SA_VAL, SA_NONE, SA_NONE, 0)
+	X(SYS_openat, FE_SEC_UMASK | FE_SEC_FD | FE_SEC_CREAT2, SA_DIRFD, SA_STR, SA_VAL, SA_VAL, SA_NONE, SA_NONE, 0) \
+	X(SYS_chroot, FE_SEC_ROOT, SA_NONE, SA_NONE, SA_NONE, SA_NONE, SA_NONE, SA_NONE, 0)     \
+	X(SYS_pivot_root, FE_SEC_ROOT, SA_NONE, SA_NONE, SA_NONE, SA_NONE, SA_NONE, SA_NONE, 0) \
+	X(SYS_setns, FE_SEC_ROOT, SA_NONE, SA_NONE, SA_NONE, SA_NONE, SA_NONE, SA_NONE, 0)     \
+	X(SYS_unshare, FE_SEC_ROOT, SA_NONE, SA_NONE, SA_NONE, SA_NONE, SA_NONE, SA_NONE, 0)
 
 /* Numbers only some architectures have (x86_64 has them all). */
 #ifdef SYS_chown

@@ -33,6 +33,9 @@ static inline long fe_sup_sys(long nr, long a, long b, long c, long d,
 	return r < 0 ? -errno : r;
 }
 
+/* Whether a process's root is the supervisor's for good (sup_root.c). */
+enum { ROOT_UNKNOWN, ROOT_OURS, ROOT_VARIES };
+
 /* A process seen in a notification: its fake ids, kept from call to
  * call; a new process starts with its parent's (or, for the armed one,
  * the hello's). */
@@ -40,7 +43,16 @@ struct proc {
 	pid_t tgid;
 	int lst;    /* its listener's index */
 	int pidfd;  /* -1 until an fd of its is needed */
+	int root;   /* ROOT_*: looked at on its first path */
 	struct fe_sec_hello ids;
+};
+
+/* A listener: the ids it was armed with; vary: one of its processes made
+ * a call that changes a root (FE_SEC_ROOT), so none of them is taken to
+ * have ours any more. */
+struct lst {
+	struct fe_sec_hello hello;
+	bool vary;
 };
 
 /* A thread id's process, cached: Go programs run many threads. */
@@ -53,7 +65,7 @@ struct tid {
 struct sup {
 	int sock;           /* where armed processes connect */
 	struct pollfd *pfd; /* [0]: sock, then the listeners */
-	struct fe_sec_hello *hello; /* per listener, as armed */
+	struct lst *lst;    /* per listener */
 	size_t nlst, cap;
 	struct proc *procs;
 	size_t nproc, proc_cap;
@@ -80,6 +92,12 @@ long fe_sup_take_fd(struct proc *p, int fd);
  * place (its buffer has room for the prefix past PATH_MAX): true when
  * rewritten, false when it is to go through the cwd's fd (sup_root.c). */
 bool fe_sup_cwd_prefix(pid_t tid, char *path);
+
+/* Whether target tid of p (a process of listener l) has the
+ * supervisor's root and cannot leave it but by a call the filter traps:
+ * then its paths are the supervisor's to resolve as they are, with no
+ * look at /proc/TID/root each time (sup_root.c). */
+bool fe_sup_root_ours(const struct lst *l, struct proc *p, pid_t tid);
 
 /* A chrooted target tid's path in name (size bytes: rewritten) as a
  * directory fd of ours in its root (*dirfd, the caller's to close) and a

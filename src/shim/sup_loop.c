@@ -36,10 +36,10 @@ static int lst_slot(struct sup *sp)
 		if (!p)
 			return -1;
 		sp->pfd = p;
-		h = realloc(sp->hello, cap * sizeof(*sp->hello));
+		h = realloc(sp->lst, cap * sizeof(*sp->lst));
 		if (!h)
 			return -1;
-		sp->hello = h;
+		sp->lst = h;
 		sp->cap = cap;
 	}
 	sp->pfd[1 + sp->nlst].fd = -1;
@@ -129,7 +129,7 @@ static void admit(struct sup *sp)
 	(void)ioctl(fd, SECCOMP_IOCTL_NOTIF_SET_FLAGS,
 		    SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP);
 	sp->pfd[1 + k] = (struct pollfd){ .fd = fd, .events = POLLIN };
-	sp->hello[k] = h;
+	sp->lst[k] = (struct lst){ .hello = h };
 	fe_sup_proc_add(sp, h.pid, k, &h);
 	(void)!write(conn, "", 1);
 	close(conn);

@@ -102,6 +102,7 @@ struct proc *fe_sup_proc_add(struct sup *sp, pid_t tgid, int lst,
 	p->tgid = tgid;
 	p->lst = lst;
 	p->pidfd = -1;
+	p->root = ROOT_UNKNOWN;
 	p->ids = *ids;
 	return p;
 }
@@ -127,7 +128,8 @@ struct proc *fe_sup_proc_of(struct sup *sp, int lst, pid_t tid)
 	if (!ppid && fe_sup_status(tgid, NULL, &ppid, NULL) < 0)
 		return NULL;
 	parent = proc_find(sp, ppid);
-	return fe_sup_proc_add(sp, tgid, lst, parent ? &parent->ids : &sp->hello[lst]);
+	return fe_sup_proc_add(sp, tgid, lst,
+			       parent ? &parent->ids : &sp->lst[lst].hello);
 }
 
 /* Forget a listener's processes: they are gone with it. */

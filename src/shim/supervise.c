@@ -88,6 +88,7 @@ struct call {
 	const struct row *row;
 	pid_t tid;
 	struct proc *p;
+	const struct lst *l; /* p's listener */
 	int cwd;        /* the target's cwd, -1 until needed */
 	int rfds[2];    /* directories in a chrooted target's root */
 	int fds[6];     /* ours, to close */
@@ -395,11 +396,13 @@ static bool follows(const struct call *c)
 static int in_root_for(struct call *c, int p, int *fd)
 {
 	int slot = c->rfds[0] < 0 ? 0 : 1;
+	int r;
+
+	if (fe_sup_root_ours(c->l, c->p, c->tid))
+		return 0;
 	/* Every string argument's buffer is STR_BUF (str_in()); to_at()
 	 * may have moved it to another index. */
-	int r = fe_sup_root_path(c->tid, (char *)c->a[p], STR_BUF, follows(c),
-				 fd);
-
+	r = fe_sup_root_path(c->tid, (char *)c->a[p], STR_BUF, follows(c), fd);
 	if (r > 0)
 		c->rfds[slot] = *fd;
 	return r;
@@ -647,6 +650,13 @@ bool fe_sup_answer(struct sup *sp, int lst, const struct seccomp_notif *n,
 	bool send = true;
 
 	c.row = row_of(c.nr);
+	if (c.row && (c.row->flags & FE_SEC_ROOT) &&
+	    n->data.arch == FE_SEC_ARCH_OR_0) {
+		sp->lst[lst].vary = true;
+		r->flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
+		return true;
+	}
+	c.l = &sp->lst[lst];
 	c.p = c.row ? fe_sup_proc_of(sp, lst, c.tid) : NULL;
 	if (!c.row || !c.p || n->data.arch != FE_SEC_ARCH_OR_0) {
 		r->flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;

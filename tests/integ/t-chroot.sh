@@ -134,8 +134,9 @@ fi
 
 # A static program that moves its own root by the kernel (a user
 # namespace of its own, then chroot, pivot_root in a mount namespace of
-# its own, or setns into another process's): the supervisor, which had
-# seen it at the session's root, resolves its paths at the new one.
+# its own, or setns into another process's), or binds a directory in a
+# mount namespace of its own: the supervisor, which had seen it at the
+# session's root, resolves its paths where it now has them.
 if [ -x "$S/nsroot" ]; then
 	must "a root to move to" as_user sh -c 'mkdir -p nr && touch nr/nsroot-mark'
 	for how in chroot pivot setns; do
@@ -144,6 +145,11 @@ if [ -x "$S/nsroot" ]; then
 				$S/nsroot $how '$W/nr' /nsroot-mark" 2>&1)" "ERR ENOENT
 12 34 100644 0 0"
 	done
+	must "a directory to bind on" as_user mkdir -p nb
+	check_eq "a static program's own mount namespace: its paths in its mounts" \
+		"$(fe sh -c "chown 12:34 nr/nsroot-mark &&
+			$S/nsroot bind '$W/nr' '$W/nb/nsroot-mark'" 2>&1)" "ERR ENOENT
+12 34 100644 0 0"
 else
 	skip "a static program's own chroot" "static helpers not built (no static libc)"
 fi

@@ -1,13 +1,15 @@
 /*
- * nsroot: one process that looks at a path, moves its root to DIR by the
- * kernel alone, and looks at the same path again, for t-chroot: a static
- * build is the supervisor's target, which must not go on resolving its
- * paths at the root it had.
+ * nsroot: one process that looks at a path, moves its root to DIR (or
+ * DIR under the path) by the kernel alone, and looks at the same path
+ * again, for t-chroot: a static build is the supervisor's target, which
+ * must not go on resolving its paths where it had seen them.
  *   nsroot chroot DIR PATH  unshare(CLONE_NEWUSER), chroot(DIR)
  *   nsroot pivot DIR PATH   unshare(CLONE_NEWUSER | CLONE_NEWNS), DIR
  *                           bound on itself, pivot_root there
  *   nsroot setns DIR PATH   a child does "pivot" and waits; this process
  *                           setns()es into its user and mount namespaces
+ *   nsroot bind DIR PATH    unshare(CLONE_NEWUSER | CLONE_NEWNS), DIR
+ *                           bound on PATH's directory (root unmoved)
  * Prints "uid gid mode major minor" (or ERR name) of lstat(PATH), once
  * before and once after.
  */
@@ -41,6 +43,22 @@ static int pivot(const char *dir)
 	    umount2(".", MNT_DETACH) < 0)
 		return -1;
 	return chdir("/");
+}
+
+static int bind(const char *dir, const char *path)
+{
+	char on[4096];
+	char *slash;
+
+	snprintf(on, sizeof(on), "%s", path);
+	slash = strrchr(on, '/');
+	if (!slash || slash == on)
+		return errno = EINVAL, -1;
+	*slash = '\0';
+	if (syscall(SYS_unshare, CLONE_NEWUSER | CLONE_NEWNS) < 0 ||
+	    mount("none", "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
+		return -1;
+	return mount(dir, on, NULL, MS_BIND, NULL);
 }
 
 /* A child pivots and waits on a pipe; we enter its namespaces. */
@@ -86,7 +104,7 @@ int main(int argc, char **argv)
 	int r;
 
 	if (argc != 4) {
-		fprintf(stderr, "usage: nsroot chroot|pivot|setns DIR PATH\n");
+		fprintf(stderr, "usage: nsroot chroot|pivot|setns|bind DIR PATH\n");
 		return 2;
 	}
 	look(argv[3]);
@@ -98,6 +116,8 @@ int main(int argc, char **argv)
 		r = pivot(argv[2]);
 	else if (!strcmp(how, "setns"))
 		r = enter(argv[2]);
+	else if (!strcmp(how, "bind"))
+		r = bind(argv[2], argv[3]);
 	else
 		return fprintf(stderr, "nsroot: %s?\n", how), 2;
 	if (r < 0)
