@@ -70,6 +70,7 @@ struct sup {
 	struct proc *procs;
 	size_t nproc, proc_cap;
 	struct tid tids[TIDS];
+	long long swept;    /* CLOCK_MONOTONIC ns of the last sweep */
 	struct seccomp_notif *n;
 	struct seccomp_notif_resp *resp;
 	struct seccomp_notif_sizes sizes;

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/uio.h>
+#include <time.h>
 
 /* ---- the targets ---- */
 
@@ -68,10 +69,42 @@ static void procs_forget(struct sup *sp, bool (*gone)(const struct proc *, int),
 	memset(sp->tids, 0, sizeof(sp->tids));
 }
 
+/* Whether p has exited: its pidfd is readable then, whoever has its pid
+ * now; without one, whether its pid is free. */
 static bool exited(const struct proc *p, int lst)
 {
+	struct pollfd pf = { .fd = p->pidfd, .events = POLLIN };
+	struct timespec zero = { 0, 0 };
+
 	(void)lst;
-	return fe_sup_sys(SYS_kill, p->tgid, 0, 0, 0, 0) == -ESRCH;
+	if (p->pidfd < 0)
+		return fe_sup_sys(SYS_kill, p->tgid, 0, 0, 0, 0) == -ESRCH;
+	return fe_sup_sys(SYS_ppoll, (long)&pf, 1, (long)&zero, 0, 0) != 0;
+}
+
+/*
+ * The processes gone are forgotten within SWEEP_NS of a notification,
+ * and the thread ids cached with them: otherwise a new process that got
+ * a dead one's pid would take its fake ids (and its root, sup_root.c)
+ * for its parent's.  The kernel hands a pid out again only after going
+ * round pid_max, far more forks than that time holds.  A process's pidfd
+ * tells its exit even once its pid is another's; past 256 processes a
+ * sweep asks kill(pid, 0), as the table's growth does.
+ */
+#define SWEEP_NS 100000000LL
+
+static void sweep(struct sup *sp)
+{
+	struct timespec ts;
+	long long t;
+
+	if (!sp->nproc || clock_gettime(CLOCK_MONOTONIC, &ts) < 0)
+		return;
+	t = ts.tv_sec * 1000000000LL + ts.tv_nsec;
+	if (t - sp->swept < SWEEP_NS)
+		return;
+	sp->swept = t;
+	procs_forget(sp, exited, -1);
 }
 
 static bool of_listener(const struct proc *p, int lst)
@@ -101,7 +134,10 @@ struct proc *fe_sup_proc_add(struct sup *sp, pid_t tgid, int lst,
 	p = &sp->procs[sp->nproc++];
 	p->tgid = tgid;
 	p->lst = lst;
-	p->pidfd = -1;
+	p->pidfd = sp->nproc <= 256 ?
+			   (int)fe_sup_sys(SYS_pidfd_open, tgid, 0, 0, 0, 0) : -1;
+	if (p->pidfd < 0)
+		p->pidfd = -1;
 	p->root = ROOT_UNKNOWN;
 	p->ids = *ids;
 	return p;
@@ -114,6 +150,7 @@ struct proc *fe_sup_proc_of(struct sup *sp, int lst, pid_t tid)
 	pid_t tgid, ppid = 0;
 	struct proc *p, *parent;
 
+	sweep(sp);
 	if (t->tid == tid) {
 		tgid = t->tgid;
 	} else {
