@@ -21,6 +21,8 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "util.h"
+
 
 #ifndef SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV
 #define SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV (1UL << 5)
@@ -51,7 +53,7 @@ int fe_sec_mode_parse(const char *s)
 	return -1;
 }
 
-enum fe_sec_mode fe_sec_mode_of(const char *value)
+FE_HOT enum fe_sec_mode fe_sec_mode_of(const char *value)
 {
 	int m = fe_sec_mode_parse(value);
 
@@ -79,7 +81,7 @@ static long call(fe_sys_fn *sys, long nr, long a, long b, long c, long d,
 	call(sys, nr, (long)(a), (long)(b), (long)(c), (long)(d), (long)(e))
 
 /* Up to n bytes at off of fd: the count read, or -errno. */
-static long pread_all(fe_sys_fn *sys, int fd, void *buf, size_t n, long off)
+FE_HOT static long pread_all(fe_sys_fn *sys, int fd, void *buf, size_t n, long off)
 {
 	size_t got = 0;
 
@@ -242,7 +244,7 @@ phdrs_far(fe_sys_fn *sys, int fd, const Elf64_Ehdr *eh, const char *head,
 
 /* The ELF at fd, whose first got bytes are head.  A 32-bit ELF or
  * another machine's: reached (the filter is for the native ABI). */
-static enum fe_sec_reach elf_verdict(fe_sys_fn *sys, int fd,
+FE_HOT static enum fe_sec_reach elf_verdict(fe_sys_fn *sys, int fd,
 				     const char *head, size_t got)
 {
 	Elf64_Ehdr eh;
@@ -260,7 +262,7 @@ static enum fe_sec_reach elf_verdict(fe_sys_fn *sys, int fd,
 }
 
 /* depth: a script's interpreter is looked at, not the interpreter's. */
-static enum fe_sec_reach verdict(fe_sys_fn *sys, const char *path,
+FE_HOT static enum fe_sec_reach verdict(fe_sys_fn *sys, const char *path,
 				 int depth)
 {
 	union {
@@ -296,7 +298,7 @@ static enum fe_sec_reach verdict(fe_sys_fn *sys, const char *path,
 	return r;
 }
 
-enum fe_sec_reach fe_sec_reach(fe_sys_fn *sys, const char *path)
+FE_HOT enum fe_sec_reach fe_sec_reach(fe_sys_fn *sys, const char *path)
 {
 	return path && *path ? verdict(sys, path, 0) : FE_SEC_REACHED;
 }
@@ -546,7 +548,7 @@ int fe_sec_arm(fe_sys_fn *sys, const char *sock,
 }
 #endif
 
-bool fe_sec_filtered(fe_sys_fn *sys)
+FE_HOT bool fe_sec_filtered(fe_sys_fn *sys)
 {
 	return SYS1(FE_SEC_PROBE_NR, 0) == -FE_SEC_PROBE_ERRNO;
 }

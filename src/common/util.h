@@ -15,6 +15,12 @@
 
 #define FE_ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 
+/* The code each process of a session runs while it loads, and a fork
+ * child on its way to exec: kept together (.text.hot).  A fork child
+ * has none of the library's code mapped, and each 64 KiB of it touched
+ * is a page fault. */
+#define FE_HOT __attribute__((hot))
+
 /* Write all of buf to fd, looping on EINTR and short writes.
  * Returns 0 or -errno. */
 int fe_write_full(int fd, const void *buf, size_t len);

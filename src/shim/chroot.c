@@ -60,7 +60,7 @@ int fe_root_fd(void)
 	return host_fd;
 }
 
-const char *fe_root_ent(void)
+FE_HOT const char *fe_root_ent(void)
 {
 	return host_fd >= 0 ? root_ent : NULL;
 }
@@ -76,7 +76,7 @@ static void here(char *buf, size_t size, const char *host)
 		fe_fmt(buf, size, HERE_PREFIX "%d%s", host_fd, host);
 }
 
-const char *fe_root_lib(void)
+FE_HOT const char *fe_root_lib(void)
 {
 	return host_fd >= 0 ? lib_here : fe_env_initial(FE_ENV_LIB);
 }
@@ -102,7 +102,7 @@ static void derive(void)
 	     fe_env_initial(FE_ENV_LAUNCHER));
 }
 
-void fe_root_load(void)
+FE_HOT void fe_root_load(void)
 {
 	const char *v = fe_env_initial(FE_ENV_ROOT);
 	int saved = errno;

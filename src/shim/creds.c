@@ -24,7 +24,10 @@ static _Atomic uint32_t uids[4];
 static _Atomic uint32_t gids[4];
 static _Atomic uint32_t groups[FE_GROUPS_MAX];
 static _Atomic int ngroups = 1;
-static _Atomic int loaded;
+/* Read by every exec wrapper, in fork children: where the loader's
+ * writes have put a page already (FE_LOAD_DATA); in .bss it was a page
+ * fault in every fork + exec. */
+FE_LOAD_DATA static _Atomic int loaded;
 static pthread_mutex_t wlock = PTHREAD_MUTEX_INITIALIZER;
 
 #define NOCHANGE ((uint32_t)-1)
@@ -128,7 +131,7 @@ static void fmt_initial(char *buf, size_t n, const char *name,
 	fe_scopy(buf, v && fe_slen(v) < n ? v : def);
 }
 
-void fe_cred_format(char *u, char *g, char *grp, size_t n)
+FE_HOT void fe_cred_format(char *u, char *g, char *grp, size_t n)
 {
 	size_t len = 0;
 	int ng;

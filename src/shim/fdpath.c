@@ -191,7 +191,7 @@ static const char *dirfd_path(int dirfd, char *buf, size_t size)
 	return fe_fd_hint(dirfd, tok, &st, buf, size);
 }
 
-void fe_fd_caches_drop(void)
+FE_HOT void fe_fd_caches_drop(void)
 {
 	/* Stores only where needed: in a fork child each is a page
 	 * copied. */

@@ -83,7 +83,7 @@ static __attribute__((noinline)) void arm(const char *path)
 	}
 }
 
-bool fe_sec_exec(int how, const char *path, int fd, int flags)
+FE_HOT bool fe_sec_exec(int how, const char *path, int fd, int flags)
 {
 	int saved = errno;
 	enum fe_sec_mode mode;

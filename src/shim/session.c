@@ -69,7 +69,7 @@ static bool kept(const char *e, bool preload)
  * cannot be had, and then it is said: LD_PRELOAD goes first (children the
  * shim repairs get the library alone), the session's own variables
  * last. */
-static void capture(void)
+FE_HOT static void capture(void)
 {
 	int saved = errno;
 	size_t need = 1, size = sizeof(env_small), used = 0, lost = 0;
@@ -120,7 +120,7 @@ static void capture(void)
 	errno = saved;
 }
 
-int fe_session_init(void)
+FE_HOT int fe_session_init(void)
 {
 	int s = atomic_load_explicit(&fe_session_state, memory_order_acquire);
 	int expect = ST_UNKNOWN;
@@ -165,7 +165,7 @@ int fe_session_init(void)
 	return s;
 }
 
-const char *fe_env_initial(const char *name)
+FE_HOT const char *fe_env_initial(const char *name)
 {
 	const char *p, *v;
 
@@ -181,7 +181,7 @@ const char *fe_env_initial(const char *name)
 	return NULL;
 }
 
-bool fe_sec_under(void)
+FE_HOT bool fe_sec_under(void)
 {
 	fe_session_init();
 	return sec_filtered;
@@ -192,7 +192,7 @@ bool fe_unknown_is_real(void)
 	return unknown_real;
 }
 
-bool fe_in_session(void)
+FE_HOT bool fe_in_session(void)
 {
 	int s;
 

@@ -19,6 +19,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include "common/util.h"
 #include "fakeenv/env.h"
 #include "fakeenv/seccomp.h"
 
@@ -104,7 +105,7 @@ static int spawn_armed(fe_posix_spawn_fn *spawn, const struct call *c,
 /* The seccomp part of c, before its environment is made: arming this
  * process, or choosing the launcher a spawn arms through, and whether
  * the child must go without our library. */
-static void sec_step(struct call *c)
+FE_HOT static void sec_step(struct call *c)
 {
 	switch (c->how) {
 	case EXECVE:
@@ -134,7 +135,7 @@ static void sec_step(struct call *c)
  * execveat before glibc 2.34); the spawn forms return 0 or an error
  * number, as they do.
  */
-static int real_step(const struct call *c, char *const envp[])
+FE_HOT static int real_step(const struct call *c, char *const envp[])
 {
 	fe_posix_spawn_fn *spawn;
 
@@ -287,7 +288,7 @@ struct scan {
 	char id_ent[N_IDS][sizeof(FE_ENV_GROUPS) + FE_CRED_BUF];
 };
 
-static void scan_env(struct scan *s, char *const envp[], bool leave_out)
+FE_HOT static void scan_env(struct scan *s, char *const envp[], bool leave_out)
 {
 	char *idv[N_IDS];
 
@@ -345,7 +346,7 @@ static void scan_env(struct scan *s, char *const envp[], bool leave_out)
 
 /* Whether envp needs no repair: one entry of each id, with the current
  * value, and nothing to put back. */
-static bool env_intact(const struct scan *s)
+FE_HOT static bool env_intact(const struct scan *s)
 {
 	bool intact = !s->fix_pre;
 
@@ -444,7 +445,7 @@ static __attribute__((noinline)) int call_small(const struct call *c,
 	return real_step(c, small.ptr);
 }
 
-static int call_repaired(struct call *c, char *const envp[])
+FE_HOT static int call_repaired(struct call *c, char *const envp[])
 {
 	struct scan s;
 	void *mem;
@@ -472,7 +473,7 @@ static int call_repaired(struct call *c, char *const envp[])
 /* A disabled process (FAKEENV_DISABLED) repairs too: its child may
  * drop the variable and fake again.  The variable itself is the child's
  * envp's business, never put back. */
-static int run(struct call *c, char *const envp[])
+FE_HOT static int run(struct call *c, char *const envp[])
 {
 	/* A vfork child forgets what it learnt of its fds: that memory is
 	 * its parent's, whose fds may differ by now. */
@@ -482,14 +483,14 @@ static int run(struct call *c, char *const envp[])
 	return call_repaired(c, envp);
 }
 
-int execve(const char *path, char *const argv[], char *const envp[])
+FE_HOT int execve(const char *path, char *const argv[], char *const envp[])
 {
 	struct call c = { .how = EXECVE, .path = path, .argv = argv };
 
 	return run(&c, envp);
 }
 
-int execv(const char *path, char *const argv[])
+FE_HOT int execv(const char *path, char *const argv[])
 {
 	struct call c = { .how = EXECVE, .path = path, .argv = argv };
 
@@ -500,7 +501,7 @@ int execv(const char *path, char *const argv[])
 
 /* execvp is glibc's execvpe with environ: the PATH search reads the
  * caller's PATH, not the child's. */
-int execvp(const char *file, char *const argv[])
+FE_HOT int execvp(const char *file, char *const argv[])
 {
 	struct call c = { .how = EXECVPE, .path = file, .argv = argv };
 
@@ -509,7 +510,7 @@ int execvp(const char *file, char *const argv[])
 	return call_repaired(&c, environ);
 }
 
-int execvpe(const char *file, char *const argv[], char *const envp[])
+FE_HOT int execvpe(const char *file, char *const argv[], char *const envp[])
 {
 	struct call c = { .how = EXECVPE, .path = file, .argv = argv };
 
@@ -564,7 +565,7 @@ int posix_spawnp(pid_t *pid, const char *file,
  * NULL (arg itself is not checked), more than INT_MAX is E2BIG.  execle's
  * envp follows the NULL.
  */
-static size_t count_args(va_list *ap)
+FE_HOT static size_t count_args(va_list *ap)
 {
 	size_t argc = 1;
 
@@ -575,7 +576,7 @@ static size_t count_args(va_list *ap)
 }
 
 /* argv[0] = arg, then argc more from ap, the NULL included. */
-static void fill_args(char **argv, size_t argc, const char *arg, va_list *ap)
+FE_HOT static void fill_args(char **argv, size_t argc, const char *arg, va_list *ap)
 {
 	argv[0] = (char *)arg;
 	for (size_t i = 1; i <= argc; i++)
@@ -592,7 +593,7 @@ static void fill_args(char **argv, size_t argc, const char *arg, va_list *ap)
 
 /* Run the list that follows arg in *ap, then (with_env) the envp after
  * its NULL; environ otherwise. */
-static int run_list(enum how how, const char *path, const char *arg,
+FE_HOT static int run_list(enum how how, const char *path, const char *arg,
 		    va_list *ap, bool with_env)
 {
 	char *small[STACK_LIST], **argv = small;
@@ -632,7 +633,7 @@ static int run_list(enum how how, const char *path, const char *arg,
 	return r;
 }
 
-int execl(const char *path, const char *arg, ...)
+FE_HOT int execl(const char *path, const char *arg, ...)
 {
 	va_list ap;
 	int r;
@@ -643,7 +644,7 @@ int execl(const char *path, const char *arg, ...)
 	return r;
 }
 
-int execlp(const char *file, const char *arg, ...)
+FE_HOT int execlp(const char *file, const char *arg, ...)
 {
 	va_list ap;
 	int r;
@@ -654,7 +655,7 @@ int execlp(const char *file, const char *arg, ...)
 	return r;
 }
 
-int execle(const char *path, const char *arg, ...)
+FE_HOT int execle(const char *path, const char *arg, ...)
 {
 	va_list ap;
 	int r;
