@@ -16,6 +16,17 @@
  * in every fork child of every program makes fork + _exit 7 % slower in
  * CPU time (bench/forkexit, 3 more page faults a fork), in programs that
  * never talk to the daemon as much as in those that do.
+ *
+ * The page is made before the process's first connection, not at load:
+ * most processes of a build never open one, and a page made, touched and
+ * unmapped is two system calls and a fault in each (about 3 faults and
+ * 8 us a fork + exec, bench/RESULTS.md).  A process with pid other than
+ * the owner's and no page is a child of a process that never connected:
+ * there is nothing to take over but the lock, and whether its memory is
+ * its own it tells from its robust futex list, which the kernel gives a
+ * new process or thread empty and glibc's fork registers again in the
+ * child, where vfork and posix_spawn do not.  Other libcs register it
+ * only for robust mutexes: with them the page is made at load.
  */
 #include "shim.h"
 #include "sock.h"
@@ -37,14 +48,23 @@ static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static int conn_fd = -1;   /* our socket, or -1; guarded by lock */
 static dev_t conn_dev;     /* its st_dev and st_ino, to recognise it */
 static ino_t conn_ino;
-/* The process these globals belong to. */
+/* The process these globals belong to; OWNER_CLAIMING while a child of a
+ * process that had no mark takes them over. */
 FE_LOAD_DATA static _Atomic pid_t conn_owner;
+#define OWNER_CLAIMING ((pid_t)-1)
 /* The page's one word: 0 in a fork child that has not claimed yet (the
  * kernel wiped it), CLAIMING while one of its threads does, OWNED once
- * conn_owner is right.  NULL outside a session, or on a kernel without
- * MADV_WIPEONFORK (older than 4.14), where an atfork handler does it. */
+ * conn_owner is right.  NULL before the first connection, outside a
+ * session, or on a kernel without MADV_WIPEONFORK (older than 4.14),
+ * where an atfork handler does it (atfork_set). */
 enum { MARK_WIPED, MARK_OWNED, MARK_CLAIMING };
-FE_LOAD_DATA static _Atomic uint32_t *fork_mark;
+FE_LOAD_DATA static _Atomic(_Atomic uint32_t *) fork_mark;
+static bool atfork_set; /* guarded by lock */
+#ifdef __GLIBC__
+#define MARK_AT_LOAD 0
+#else
+#define MARK_AT_LOAD 1
+#endif
 static bool plain_io;      /* writev/read, not sendmsg/recv: a seccomp
 			      filter is coming or in place; guarded by lock */
 static bool conn_was_lost; /* the connection broke: the next one may be
@@ -79,6 +99,68 @@ static void child_after_fork(void)
 	take_over(getpid());
 }
 
+/* The mark page, made by the owner before its first connection (lock
+ * held) or, where MARK_AT_LOAD, at load, before the program has threads.
+ * A fork copies one more mapping and none of its pages. */
+static void mark_make(void)
+{
+	const char *atfork;
+	/* One byte is one page to mmap, madvise and munmap, which round
+	 * lengths up: no sysconf(), whose code and data were two page
+	 * faults in every process of a session. */
+	size_t page = 1;
+	void *p;
+
+	if (atomic_load(&fork_mark) || atfork_set)
+		return;
+	atfork = fe_env_initial(FE_ENV_ATFORK);
+	p = atfork && atfork[0] == '1' ?
+		    MAP_FAILED :
+		    mmap(NULL, page, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p != MAP_FAILED && madvise(p, page, MADV_WIPEONFORK) == 0) {
+		*(_Atomic uint32_t *)p = MARK_OWNED;
+		atomic_store(&fork_mark, p);
+	} else {
+		if (p != MAP_FAILED)
+			munmap(p, page);
+		pthread_atfork(NULL, NULL, child_after_fork);
+		atfork_set = true;
+	}
+}
+
+/* Whether this thread was made by glibc's fork (or pthread_create, or is
+ * a process's first): not by vfork, posix_spawn or a raw clone, which
+ * start with no robust list and share their parent's memory or may. */
+static bool own_memory(void)
+{
+	void *head = NULL;
+	size_t len = 0;
+
+	return !MARK_AT_LOAD &&
+	       fe_syscall(SYS_get_robust_list, 0, &head, &len) == 0 && head;
+}
+
+/* claim() where the owner has no mark: it never connected, or the page
+ * could not be made (atfork_set, and then only a process that shares
+ * the owner's memory gets here, fork children having taken over). */
+static bool claim_unmarked(pid_t owner, pid_t pid)
+{
+	if (owner != OWNER_CLAIMING) {
+		if (!own_memory())
+			return false;
+		if (atomic_compare_exchange_strong(&conn_owner, &owner,
+						   OWNER_CLAIMING)) {
+			take_over(pid);
+			return true;
+		}
+	}
+	/* Another thread of this fork child is taking over: a few calls. */
+	while ((owner = atomic_load(&conn_owner)) == OWNER_CLAIMING)
+		sched_yield();
+	return owner == pid;
+}
+
 /* Whether the globals belong to the calling process pid, taking them over
  * first in a fork child that has not yet.  Called before the lock. */
 static bool claim(pid_t pid)
@@ -98,7 +180,7 @@ static bool claim(pid_t pid)
 		       none == pid;
 	}
 	if (!m)
-		return false;
+		return claim_unmarked(owner, pid);
 	if (atomic_compare_exchange_strong(m, &v, MARK_CLAIMING)) {
 		take_over(pid);
 		atomic_store(m, MARK_OWNED);
@@ -232,6 +314,7 @@ static int conn_ensure(bool *fresh)
 		conn_fd = -1;
 	if (conn_fd >= 0)
 		return 0;
+	mark_make();
 	r = fe_sock_open(&fd, &st);
 	if (r < 0)
 		return r;
@@ -536,35 +619,13 @@ int fe_conn_wake(void)
 	return fe_conn_send(&req, NULL, 0);
 }
 
-/* The mark page: made at load, in a session only, before the program has
- * threads.  Two system calls once per process image; a fork copies one
- * more mapping and none of its pages. */
 __attribute__((constructor)) static void conn_load(void)
 {
-	const char *atfork;
-	/* One byte is one page to mmap, madvise and munmap, which round
-	 * lengths up: no sysconf(), whose code and data were two page
-	 * faults in every process of a session. */
-	size_t page = 1;
 	int saved = errno;
-	void *p;
 	pid_t none = 0;
 
 	atomic_compare_exchange_strong(&conn_owner, &none, getpid());
-	if (fe_session_init() != FE_SESSION_ON || fork_mark)
-		return;
-	atfork = fe_env_initial(FE_ENV_ATFORK);
-	p = atfork && atfork[0] == '1' ?
-		    MAP_FAILED :
-		    mmap(NULL, page, PROT_READ | PROT_WRITE,
-			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (p != MAP_FAILED && madvise(p, page, MADV_WIPEONFORK) == 0) {
-		*(_Atomic uint32_t *)p = MARK_OWNED;
-		fork_mark = p;
-	} else {
-		if (p != MAP_FAILED)
-			munmap(p, page);
-		pthread_atfork(NULL, NULL, child_after_fork);
-	}
+	if (MARK_AT_LOAD && fe_session_init() == FE_SESSION_ON)
+		mark_make();
 	errno = saved;
 }
