@@ -81,7 +81,8 @@ static long call(fe_sys_fn *sys, long nr, long a, long b, long c, long d,
 	call(sys, nr, (long)(a), (long)(b), (long)(c), (long)(d), (long)(e))
 
 /* Up to n bytes at off of fd: the count read, or -errno. */
-FE_HOT static long pread_all(fe_sys_fn *sys, int fd, void *buf, size_t n, long off)
+FE_HOT static long pread_all(fe_sys_fn *sys, int fd, void *buf, size_t n,
+			     long off)
 {
 	size_t got = 0;
 
@@ -245,7 +246,7 @@ phdrs_far(fe_sys_fn *sys, int fd, const Elf64_Ehdr *eh, const char *head,
 /* The ELF at fd, whose first got bytes are head.  A 32-bit ELF or
  * another machine's: reached (the filter is for the native ABI). */
 FE_HOT static enum fe_sec_reach elf_verdict(fe_sys_fn *sys, int fd,
-				     const char *head, size_t got)
+					     const char *head, size_t got)
 {
 	Elf64_Ehdr eh;
 	size_t n, size;
@@ -263,7 +264,7 @@ FE_HOT static enum fe_sec_reach elf_verdict(fe_sys_fn *sys, int fd,
 
 /* depth: a script's interpreter is looked at, not the interpreter's. */
 FE_HOT static enum fe_sec_reach verdict(fe_sys_fn *sys, const char *path,
-				 int depth)
+					 int depth)
 {
 	union {
 		Elf64_Ehdr eh;

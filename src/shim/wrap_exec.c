@@ -576,7 +576,8 @@ FE_HOT static size_t count_args(va_list *ap)
 }
 
 /* argv[0] = arg, then argc more from ap, the NULL included. */
-FE_HOT static void fill_args(char **argv, size_t argc, const char *arg, va_list *ap)
+FE_HOT static void fill_args(char **argv, size_t argc, const char *arg,
+			     va_list *ap)
 {
 	argv[0] = (char *)arg;
 	for (size_t i = 1; i <= argc; i++)
@@ -594,7 +595,7 @@ FE_HOT static void fill_args(char **argv, size_t argc, const char *arg, va_list 
 /* Run the list that follows arg in *ap, then (with_env) the envp after
  * its NULL; environ otherwise. */
 FE_HOT static int run_list(enum how how, const char *path, const char *arg,
-		    va_list *ap, bool with_env)
+			   va_list *ap, bool with_env)
 {
 	char *small[STACK_LIST], **argv = small;
 	char *const *envp = environ;
