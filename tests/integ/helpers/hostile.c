@@ -37,7 +37,6 @@
  */
 #include "helper.h"
 
-#include <dirent.h>
 #include <fcntl.h>
 #include <linux/audit.h>
 #include <linux/filter.h>
@@ -63,33 +62,11 @@ static int owner_is(const char *name, uid_t u, gid_t g)
 	return stat(p, &st) == 0 && st.st_uid == u && st.st_gid == g;
 }
 
-/* The fd of the shim's socket: our only socket. */
-static int find_shim_fd(void)
-{
-	DIR *d = opendir("/proc/self/fd");
-	struct dirent *e;
-	int found = -1;
-
-	if (!d)
-		return -1;
-	while ((e = readdir(d))) {
-		char l[64], lnk[300];
-		ssize_t n;
-
-		snprintf(lnk, sizeof(lnk), "/proc/self/fd/%s", e->d_name);
-		n = readlink(lnk, l, sizeof(l) - 1);
-		if (n > 0 && (l[n] = '\0', !strncmp(l, "socket:", 7)))
-			found = atoi(e->d_name);
-	}
-	closedir(d);
-	return found;
-}
-
 static int closing(const char *how)
 {
 	if (cs("c1", 11, 12) != 0)
 		return printf("chown before closing failed\n"), 1;
-	if (find_shim_fd() < 0)
+	if (shim_fd() < 0)
 		return printf("the shim has no socket to lose\n"), 1;
 	if (!strcmp(how, "closeloop")) {
 		for (int fd = 3; fd < 1024; fd++)
@@ -100,7 +77,7 @@ static int closing(const char *how)
 	} else {
 		closefrom(3);
 	}
-	if (find_shim_fd() >= 0)
+	if (shim_fd() >= 0)
 		return printf("the shim's socket survived %s\n", how), 1;
 	if (cs("c2", 13, 14) != 0)
 		return printf("chown+stat after %s failed\n", how), 1;
@@ -118,7 +95,7 @@ static int dup_over(const char *how)
 
 	if (cs("d1", 15, 16) != 0)
 		return printf("chown before dup failed\n"), 1;
-	shim = find_shim_fd();
+	shim = shim_fd();
 	if (shim < 0)
 		return printf("no shim socket found\n"), 1;
 	path(p, sizeof(p), "precious");

@@ -33,7 +33,6 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdatomic.h>
-#include <stdbool.h>
 #include <signal.h>
 #include <spawn.h>
 #include <sys/time.h>
@@ -171,31 +170,12 @@ static int p_fork(void)
 	return 0;
 }
 
-/* Whether this process holds a socket: the shim's connection, which a
- * process keeps once the globals are its own; one that shares another's
- * memory connects for each call and hangs up.  No malloc: it runs in a
- * vfork child. */
-static bool holds_socket(void)
-{
-	char p[64], l[64];
-
-	for (int fd = 3; fd < 1024; fd++) {
-		ssize_t n;
-
-		snprintf(p, sizeof(p), "/proc/self/fd/%d", fd);
-		n = readlink(p, l, sizeof(l) - 1);
-		if (n > 7 && !strncmp(l, "socket:", 7))
-			return true;
-	}
-	return false;
-}
-
 static int p_fork_quiet(void)
 {
 	pid_t pid = fork();
 
 	if (pid == 0)
-		_exit(cs("qchild", 21, 22) != 0 ? 1 : !holds_socket() ? 2 : 0);
+		_exit(cs("qchild", 21, 22) != 0 ? 1 : shim_fd() < 0 ? 2 : 0);
 	if (after_child(pid, "qparent", 23, "qchild", 21) != 0)
 		return 1;
 	return 0;
@@ -208,14 +188,14 @@ static int p_vfork_quiet(void)
 	int st;
 
 	if (pid == 0)
-		_exit(cs("wchild", 41, 42) != 0 ? 1 : holds_socket() ? 2 : 0);
+		_exit(cs("wchild", 41, 42) != 0 ? 1 : shim_fd() >= 0 ? 2 : 0);
 	st = run_wait(pid);
 	if (st != 0)
 		return printf("child: %s\n", st == 2 ? "kept a connection" :
 					      "chown/stat failed"), 1;
 	if (cs("wparent", 43, 44) != 0)
 		return printf("parent: chown/stat after the child failed\n"), 1;
-	if (!holds_socket())
+	if (shim_fd() < 0)
 		return printf("parent: no connection of its own\n"), 1;
 	if (show("wchild", &u, &g) != 0 || u != 41 || g != 42)
 		return printf("parent sees the child's file as %lu:%lu\n", u, g), 1;
