@@ -25,12 +25,14 @@
  * there is nothing to take over but the lock, and whether its memory is
  * its own it tells from its robust futex list, which the kernel gives a
  * new process or thread empty and glibc's fork registers again in the
- * child, where vfork and posix_spawn do not.  Other libcs register it
- * only for robust mutexes: with them the page is made at load.
+ * child, where vfork and posix_spawn do not, and without one from kcmp
+ * (a raw fork).  Other libcs register it only for robust mutexes: with
+ * them the page is made at load.
  */
 #include "shim.h"
 #include "sock.h"
 
+#include <linux/kcmp.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
@@ -129,25 +131,43 @@ static void mark_make(void)
 	}
 }
 
-/* Whether this thread was made by glibc's fork (or pthread_create, or is
- * a process's first): not by vfork, posix_spawn or a raw clone, which
- * start with no robust list and share their parent's memory or may. */
-static bool own_memory(void)
+/*
+ * Whether this process's memory is its own, not owner's: a thread made by
+ * glibc's fork (or pthread_create, or a process's first) has a robust
+ * futex list, which the kernel gives a new task empty and glibc's fork
+ * registers again in the child; vfork, posix_spawn and raw clones start
+ * without one.  Those ask kcmp whether owner has their memory: a vfork
+ * or posix_spawn parent has, the parent of a raw fork (syscall(SYS_fork),
+ * clone without CLONE_VM) has not, and its child, whose lock may be held
+ * by a thread that did not come along, must take the globals over rather
+ * than wait.  An owner gone (a vfork parent killed) leaves the memory to
+ * its children.  Where kcmp is refused they are taken for vfork children;
+ * a process whose seccomp filter is coming (plain_io) does not ask, since
+ * the filter may kill what it does not know.
+ */
+static bool own_memory(pid_t owner)
 {
 	void *head = NULL;
 	size_t len = 0;
+	long r;
 
-	return !MARK_AT_LOAD &&
-	       fe_syscall(SYS_get_robust_list, 0, &head, &len) == 0 && head;
+	if (!MARK_AT_LOAD &&
+	    fe_syscall(SYS_get_robust_list, 0, &head, &len) == 0 && head)
+		return true;
+	if (__atomic_load_n(&plain_io, __ATOMIC_RELAXED))
+		return false;
+	r = fe_syscall(SYS_kcmp, getpid(), owner, KCMP_VM, 0, 0);
+	return r > 0 || (r < 0 && errno == ESRCH);
 }
 
 /* claim() where the owner has no mark: it never connected, or the page
- * could not be made (atfork_set, and then only a process that shares
- * the owner's memory gets here, fork children having taken over). */
+ * could not be made (atfork_set, and then only a raw fork child or a
+ * process that shares the owner's memory gets here, fork children
+ * having taken over). */
 static bool claim_unmarked(pid_t owner, pid_t pid)
 {
 	if (owner != OWNER_CLAIMING) {
-		if (!own_memory())
+		if (!own_memory(owner))
 			return false;
 		if (atomic_compare_exchange_strong(&conn_owner, &owner,
 						   OWNER_CLAIMING)) {

@@ -16,6 +16,10 @@
  *                         the main thread forks 200 times; each child
  *                         chowns and stats (a child still there after
  *                         10 s hung: killed, and the test fails)
+ *   proc rawfork-busy DIR the same with a raw fork (clone, SIGCHLD), which
+ *                         glibc's fork handlers and robust list miss
+ *   proc vfork-busy DIR   the same with vfork: the child shares the lock
+ *                         the threads take, and must wait for it
  *   proc vfork-call DIR   the parent chowns; a vfork child chowns and
  *                         stats before _exit; the parent chowns again on
  *                         its own connection and sees the child's file
@@ -32,9 +36,10 @@
 
 #include <fcntl.h>
 #include <pthread.h>
-#include <stdatomic.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <spawn.h>
+#include <sys/syscall.h>
 #include <sys/time.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -202,6 +207,23 @@ static int p_vfork_quiet(void)
 	return 0;
 }
 
+/* A child by fork, a raw fork or vfork, that chowns name to id:id+100
+ * and stats it, then exits; SIGALRM ends it after 10 s (a vfork parent
+ * cannot kill a child that hung: it waits in vfork). */
+static pid_t child_cs(const char *how, const char *name, unsigned long id)
+{
+	pid_t pid = !strcmp(how, "rawfork-busy") ?
+			    (pid_t)syscall(SYS_clone, SIGCHLD, 0, 0, 0, 0) :
+		    !strcmp(how, "vfork-busy") ? vfork() :
+						 fork();
+
+	if (pid == 0) {
+		alarm(10);
+		_exit(cs(name, id, id + 100) == 0 ? 0 : 1);
+	}
+	return pid;
+}
+
 static int p_fork_busy(void)
 {
 	unsigned long u, g;
@@ -216,14 +238,14 @@ static int p_fork_busy(void)
 		pid_t pid;
 
 		snprintf(name, sizeof(name), "f%d", i);
-		pid = fork();
-		if (pid == 0)
-			_exit(cs(name, 500 + i, 600 + i) == 0 ? 0 : 1);
+		pid = child_cs(av[1], name, 500 + i);
 		int st = run_wait_max(pid, 10);
 
 		if (st != 0) {
 			printf("child %d: %s\n", i,
-			       st == 128 + SIGKILL ? "hung" : "chown/stat failed");
+			       st == 128 + SIGKILL || st == 128 + SIGALRM ?
+				       "hung" :
+				       "chown/stat failed");
 			bad = 1;
 		} else if (show(name, &u, &g) != 0 || u != 500u + i ||
 			   g != 600u + i) {
@@ -386,6 +408,8 @@ static const struct {
 	{ "fork-quiet", p_fork_quiet },
 	{ "vfork-quiet", p_vfork_quiet },
 	{ "fork-busy", p_fork_busy },
+	{ "rawfork-busy", p_fork_busy },
+	{ "vfork-busy", p_fork_busy },
 	{ "vfork-call", p_vfork_call },
 	{ "vfork-exec", p_exec },
 	{ "spawn", p_exec },
