@@ -1,6 +1,7 @@
 #!/bin/bash
 # The shim across fork (also before the process's first call, and while
-# other threads are mid-call; glibc's and a raw one), a vfork child that calls in, vfork+exec,
+# other threads are mid-call; glibc's fork and a raw one), a vfork child
+# that calls in (also while threads are mid-call), vfork+exec,
 # posix_spawn, threads, a signal handler calling stat during the main
 # thread's round trips, closefrom and dup2 over the shim's fd.
 . "$(dirname "$0")/lib.sh"
