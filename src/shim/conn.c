@@ -12,10 +12,13 @@
  * CLONE_VM clone shares them with their owner: it uses a temporary
  * connection and touches nothing.  The pid cannot tell these two apart; a
  * page the kernel wipes in a fork child and in nothing else
- * (MADV_WIPEONFORK) can.  There is no pthread_atfork handler: running one
- * in every fork child of every program makes fork + _exit 7 % slower in
- * CPU time (bench/forkexit, 3 more page faults a fork), in programs that
- * never talk to the daemon as much as in those that do.
+ * (MADV_WIPEONFORK) can, but for a vfork child of a fork child that has
+ * not yet claimed, which finds the page wiped in the memory the two
+ * share: it asks kcmp whether its parent has that memory (a fork child,
+ * whatever made it, has not).  There is no pthread_atfork handler:
+ * running one in every fork child of every program makes fork + _exit
+ * 7 % slower in CPU time (bench/forkexit, 3 more page faults a fork), in
+ * programs that never talk to the daemon as much as in those that do.
  *
  * The page is made before the process's first connection, not at load:
  * most processes of a build never open one, and a page made, touched and
@@ -132,12 +135,25 @@ static void mark_make(void)
 }
 
 /*
- * Whether this process's memory is its own, not owner's: a thread made by
- * glibc's fork (or pthread_create, or a process's first) has a robust
- * futex list, which the kernel gives a new task empty and glibc's fork
- * registers again in the child; vfork, posix_spawn and raw clones start
- * without one.  Those ask kcmp whether owner has their memory: a vfork
- * or posix_spawn parent has, the parent of a raw fork (syscall(SYS_fork),
+ * Whether this task was made by glibc's fork (or pthread_create, or is a
+ * process's first): those have a robust futex list, which the kernel gives
+ * a new task empty and glibc's fork registers again in the child; vfork,
+ * posix_spawn and raw clones start without one.  Other libcs register it
+ * only for robust mutexes: there it says nothing.
+ */
+static bool robust_listed(void)
+{
+	void *head = NULL;
+	size_t len = 0;
+
+	return !MARK_AT_LOAD &&
+	       fe_syscall(SYS_get_robust_list, 0, &head, &len) == 0 && head;
+}
+
+/*
+ * Whether this process's memory is its own, not owner's.  A task without
+ * a robust list asks kcmp whether owner has its memory: a vfork or
+ * posix_spawn parent has, the parent of a raw fork (syscall(SYS_fork),
  * clone without CLONE_VM) has not, and its child, whose lock may be held
  * by a thread that did not come along, must take the globals over rather
  * than wait.  An owner gone (a vfork parent killed) leaves the memory to
@@ -147,17 +163,30 @@ static void mark_make(void)
  */
 static bool own_memory(pid_t owner)
 {
-	void *head = NULL;
-	size_t len = 0;
 	long r;
 
-	if (!MARK_AT_LOAD &&
-	    fe_syscall(SYS_get_robust_list, 0, &head, &len) == 0 && head)
+	if (robust_listed())
 		return true;
 	if (__atomic_load_n(&plain_io, __ATOMIC_RELAXED))
 		return false;
 	r = fe_syscall(SYS_kcmp, getpid(), owner, KCMP_VM, 0, 0);
 	return r > 0 || (r < 0 && errno == ESRCH);
+}
+
+/*
+ * Whether a process that found the mark wiped is the fork child it was
+ * wiped for, and not a vfork or posix_spawn child of that fork child,
+ * made before the fork child's first call: such a child shares the fork
+ * child's memory and must leave the globals to it.  A task without a
+ * robust list asks kcmp whether its parent has its memory; where kcmp is
+ * refused, or may not be asked (plain_io), the wiped mark is taken at its
+ * word.
+ */
+static bool fork_child_memory(void)
+{
+	if (robust_listed() || __atomic_load_n(&plain_io, __ATOMIC_RELAXED))
+		return true;
+	return fe_syscall(SYS_kcmp, getpid(), getppid(), KCMP_VM, 0, 0) != 0;
 }
 
 /* claim() where the owner has no mark: it never connected, or the page
@@ -201,6 +230,8 @@ static bool claim(pid_t pid)
 	}
 	if (!m)
 		return claim_unmarked(owner, pid);
+	if (atomic_load(m) == MARK_WIPED && !fork_child_memory())
+		return false;
 	if (atomic_compare_exchange_strong(m, &v, MARK_CLAIMING)) {
 		take_over(pid);
 		atomic_store(m, MARK_OWNED);

@@ -20,6 +20,10 @@
  *                         glibc's fork handlers and robust list miss
  *   proc vfork-busy DIR   the same with vfork: the child shares the lock
  *                         the threads take, and must wait for it
+ *   proc fork-vfork DIR   the parent chowns, forks; the child vforks
+ *                         before its own first call, the vfork child
+ *                         chowns and stats and keeps no connection, then
+ *                         the fork child does and keeps one of its own
  *   proc vfork-call DIR   the parent chowns; a vfork child chowns and
  *                         stats before _exit; the parent chowns again on
  *                         its own connection and sees the child's file
@@ -264,6 +268,71 @@ static int p_fork_busy(void)
 	return 0;
 }
 
+/* The inode of the shim's socket ("socket:[N]"), or 0. */
+static unsigned long shim_ino(void)
+{
+	char p[64], l[64];
+	int fd = shim_fd();
+	ssize_t n;
+
+	if (fd < 0)
+		return 0;
+	snprintf(p, sizeof(p), "/proc/self/fd/%d", fd);
+	n = readlink(p, l, sizeof(l) - 1);
+	if (n <= 8)
+		return 0;
+	l[n] = '\0';
+	return strtoul(l + 8, NULL, 10);
+}
+
+/* The fork child of p_fork_vfork: its exit status says what failed. */
+static int fork_then_vfork(void)
+{
+	unsigned long u, g, ino = shim_ino(); /* the parent's, inherited */
+	pid_t pid = vfork();
+	int st;
+
+	if (pid == 0)
+		_exit(cs("fvv", 53, 54) != 0 ? 1 : shim_ino() != ino ? 2 : 0);
+	st = run_wait(pid);
+	if (st != 0)
+		return st;
+	if (cs("fvc", 55, 56) != 0)
+		return 3;
+	if (shim_ino() == ino)
+		return 4;
+	if (show("fvv", &u, &g) != 0 || u != 53 || g != 54)
+		return 5;
+	return 0;
+}
+
+static int p_fork_vfork(void)
+{
+	static const char *const what[] = {
+		"ok", "the vfork child's chown/stat failed",
+		"the vfork child kept a connection",
+		"the fork child's chown/stat failed",
+		"the fork child has no connection of its own",
+		"the fork child sees the vfork child's file wrongly",
+	};
+	unsigned long u, g;
+	pid_t pid;
+	int st;
+
+	if (cs("fvp", 51, 52) != 0)
+		return printf("parent chown failed\n"), 1;
+	pid = fork();
+	if (pid == 0)
+		_exit(fork_then_vfork());
+	st = run_wait(pid);
+	if (st != 0)
+		return printf("%s\n", st > 0 && st < 6 ? what[st] :
+					  "the fork child died"), 1;
+	if (show("fvc", &u, &g) != 0 || u != 55 || g != 56)
+		return printf("parent sees the child's file as %lu:%lu\n", u, g), 1;
+	return 0;
+}
+
 static int p_vfork_call(void)
 {
 	pid_t pid;
@@ -410,6 +479,7 @@ static const struct {
 	{ "fork-busy", p_fork_busy },
 	{ "rawfork-busy", p_fork_busy },
 	{ "vfork-busy", p_fork_busy },
+	{ "fork-vfork", p_fork_vfork },
 	{ "vfork-call", p_vfork_call },
 	{ "vfork-exec", p_exec },
 	{ "spawn", p_exec },
