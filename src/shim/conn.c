@@ -533,6 +533,11 @@ void fe_conn_prepare(void)
 	leave(&g);
 }
 
+bool fe_conn_filtered(void)
+{
+	return __atomic_load_n(&plain_io, __ATOMIC_RELAXED);
+}
+
 /* Receive a MAP reply and its fds (at most max, the rest closed) on fd.
  * Returns 0 or -errno; *n fds are then ours. */
 static int recv_fds(int fd, uint16_t op, struct fe_rep *rep, int *fds,

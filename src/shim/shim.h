@@ -42,9 +42,6 @@
  * writes is a page fault, and fork+exec pays them all. */
 #define FE_LOAD_DATA __attribute__((section(".data.fe_load")))
 
-/* glibc >= 2.33 no longer declares the __xstat family; old binaries still
- * call them, and ours are declared by the table expansion below. */
-
 /* ftw's and nftw's callbacks, which only glibc names (__ftw_func_t). */
 typedef int fe_ftw_cb(const char *path, const struct stat *st, int flag);
 typedef int fe_nftw_cb(const char *path, const struct stat *st, int flag,
@@ -63,6 +60,8 @@ typedef int fe_nftw_cb(const char *path, const struct stat *st, int flag,
 /* SYS_fchmodat2 where the headers are older than the kernel. */
 #include "fakeenv/seccomp.h"
 
+/* Every wrapper, the __xstat family too, which old binaries call and glibc
+ * >= 2.33 no longer declares. */
 #define WRAP(ret, name, params)                 \
 	typedef ret fe_##name##_fn params;      \
 	FE_EXPORT ret name params;              \
@@ -318,10 +317,12 @@ int fe_conn_call(struct fe_req *req, const char *tail, struct fe_rep *rep);
 
 /* Open the connection (and map the shared table) now if this process has
  * none, so that a program about to forbid socket(2), connect(2) and
- * mmap(2) to itself (a seccomp filter) keeps its session; from now on the round trip needs only writev, read,
- * fstat, getpid and rt_sigprocmask.  Failure is silent: the next call
- * reports. */
+ * mmap(2) to itself (a seccomp filter) keeps its session; from now on the
+ * round trip needs only writev, read, fstat, getpid and rt_sigprocmask.
+ * Failure is silent: the next call reports.  fe_conn_filtered(): it was
+ * called, so no other system call is to be tried. */
 void fe_conn_prepare(void);
+bool fe_conn_filtered(void);
 
 /* The same with a tail of len bytes as it is (RENAMEDIR's two paths). */
 int fe_conn_call_tail(struct fe_req *req, const char *tail, size_t len,
@@ -429,14 +430,14 @@ int fe_ring_overlay(uint32_t *pend, uint64_t dev, uint64_t ino,
 /* --- the shared table (map.c) --- */
 
 /*
- * The session's view of (dev, ino) from the shared mapping, without a
- * round trip, for a file of real st_mode/st_uid/st_gid real_* and
- * birth-time tag btag (0: unknown; v->btag then says the record's, for a
- * caller that can still find the file's).  Returns 1 (a record, laid over
- * the real values in *v), 0 (no record: the defaults in *v), or -1: the
- * mapping cannot tell (not available, kept changing, or the record is
- * stale, which only the daemon may drop): ask the daemon.  Async-signal-safe, lock-free on the hit path; errno
- * untouched; a vfork child only reads a mapping its parent published.
+ * The session's view of (dev, ino) from the shared mapping, without a round
+ * trip, for a file of real st_mode/st_uid/st_gid real_* and birth-time tag btag
+ * (0: unknown; v->btag then says the record's, for a caller that can still find
+ * the file's).  Returns 1 (a record, laid over the real values in *v), 0 (no
+ * record: the defaults in *v), or -1: the mapping cannot tell (not available,
+ * kept changing, or the record is stale, which only the daemon may drop): ask
+ * the daemon.  Async-signal-safe, lock-free on the hit path; errno untouched; a
+ * vfork child only reads a mapping its parent published.
  */
 int fe_map_view(uint64_t dev, uint64_t ino, uint32_t btag, uint32_t real_mode,
 		uint32_t real_uid, uint32_t real_gid, struct fe_view *v);

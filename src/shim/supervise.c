@@ -54,7 +54,6 @@
 #define STR_BUF (4096 + 64)   /* a string argument's buffer, PATH_MAX and
 				 room for /proc/self made /proc/PID */
 
-
 /* A trapped call's shape (fakeenv/seccomp.h). */
 struct row {
 	long nr;

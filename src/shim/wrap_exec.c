@@ -4,7 +4,8 @@
  * the moment.  The real call gets envp itself when it needs no repair,
  * else a repaired copy, on the stack when small, else in a mapping given
  * back after the call; the caller's environ is never changed.  Runs in
- * vfork children: no malloc, no lock, no write to a global.
+ * vfork children: no malloc, no lock, no write to a global but
+ * exec_mem.c's notes of that mapping.
  *
  * Left unwrapped: system() and popen().  glibc runs /bin/sh through its
  * internal posix_spawn, past the PLT, with environ: the shell stays in the
@@ -12,6 +13,7 @@
  * unsetenv("LD_PRELOAD")), and that exec never passes through here.
  */
 #include "shim.h"
+#include "exec_mem.h"
 
 #include <limits.h>
 #include <stdarg.h>
@@ -249,21 +251,15 @@ static char *put_without(char **p, const char *list, const char *lib)
 #define STACK_ENV 2048
 
 /* The real call with env, built in mem, then mem given back.  A spawn
- * returns to us, an exec only when it failed.  An exec that succeeds in
- * a vfork child leaves a mapping in the parent, with which the child
- * shared its memory: only for an environment past STACK_ENV that needed
- * repair, whose size it is. */
+ * returns to us, an exec only when it failed: one that succeeded in a
+ * vfork child leaves mem to its parent (exec_mem.c). */
 static int call_freeing(const struct call *c, char **env, void *mem,
 			size_t size)
 {
 	int r = real_step(c, env);
 
-	if (mem) {
-		int e = errno;
-
-		munmap(mem, size);
-		errno = e;
-	}
+	if (mem)
+		fe_exec_mem_put(mem, size);
 	return r;
 }
 
@@ -458,9 +454,8 @@ FE_HOT static int call_repaired(struct call *c, char *const envp[])
 	size = env_size(&s);
 	if (size <= STACK_ENV)
 		return call_small(c, &s, envp);
-	mem = mmap(NULL, size, PROT_READ | PROT_WRITE,
-		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (mem == MAP_FAILED) {
+	mem = fe_exec_mem_get(size);
+	if (!mem) {
 		if (c->how == SPAWN || c->how == SPAWNP)
 			return ENOMEM;
 		errno = ENOMEM;
@@ -584,7 +579,6 @@ FE_HOT static void fill_args(char **argv, size_t argc, const char *arg,
 		argv[i] = va_arg(*ap, char *);
 }
 
-
 /* The execl forms' lists up to this many entries (the NULL included) are
  * built on the stack, longer ones in a mapping: STACK_ARGS would put 2 KB
  * more of stack under every execl of a fork child, where each page of
@@ -612,9 +606,8 @@ FE_HOT static int run_list(enum how how, const char *path, const char *arg,
 	}
 	if (argc + 1 > STACK_LIST) {
 		size = (argc + 1) * sizeof(char *);
-		argv = mmap(NULL, size, PROT_READ | PROT_WRITE,
-			    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-		if (argv == MAP_FAILED) {
+		argv = fe_exec_mem_get(size);
+		if (!argv) {
 			errno = ENOMEM;
 			return -1;
 		}
@@ -625,12 +618,8 @@ FE_HOT static int run_list(enum how how, const char *path, const char *arg,
 	struct call c = { .how = how, .path = path, .argv = argv };
 
 	r = run(&c, envp);
-	if (size) {
-		int e = errno;
-
-		munmap(argv, size);
-		errno = e;
-	}
+	if (size)
+		fe_exec_mem_put(argv, size);
 	return r;
 }
 

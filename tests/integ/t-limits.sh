@@ -5,7 +5,8 @@
 # `timeout` around each: a hang fails, nothing is timed); an environment
 # whose FAKEENV_* or LD_PRELOAD entries pass 8 KiB keeps its session and
 # its whole LD_PRELOAD; execve from a thread with a 128 KiB stack and
-# 20,000 environment entries works as it does natively.
+# 20,000 environment entries works as it does natively; what vfork
+# children's execs were handed is given back.
 . "$(dirname "$0")/lib.sh"
 
 B=$H/big
@@ -84,7 +85,11 @@ for m in keep clear; do
 		"^0 0 200[0-9][0-9]
 status 0\$"
 done
-# execl builds its argv on the stack only up to 256 entries.
+# execl builds its argv on the stack only up to 32 entries (STACK_LIST).
 check_eq "execl with 300 arguments passes them all, in the session" \
 	"$(fe "$B" execl "$B" 2>&1)" "0 0 302"
+# Such lists (and a repaired environment past 2 KiB) are mapped; a vfork
+# child's exec that succeeds leaves its mapping to the parent to unmap.
+check_eq "200 vfork children exec with mapped lists: the parent keeps none" \
+	"$(fe "$B" vforkleak 200 /bin/true 2>&1)" ok
 done_testing

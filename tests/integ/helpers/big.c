@@ -15,6 +15,12 @@
  *                         environ (NAME=... of environ dropped)
  *   big execl PROG        execl(PROG, PROG, "argc", "A" 300 times, NULL):
  *                         past the wrapper's on-stack argument list
+ *   big vforkleak N PROG  N times vfork, the child execve PROG with 1,000
+ *                         entries V0=x ... and no LD_PRELOAD (a repaired
+ *                         environment too big for the stack), or every
+ *                         other time execl PROG with 300 arguments;
+ *                         prints "ok" when this process grew by less than
+ *                         a tenth of what the N lists take, else how much
  *   big argc ...          "uid euid argc"
  *   big ids               "uid euid envcount"
  */
@@ -200,11 +206,61 @@ static int execl300(const char *prog)
 	return err_out(errno);
 }
 
+/* This process's VmData in kB, or -1. */
+static long vm_data_kb(void)
+{
+	FILE *f = fopen("/proc/self/status", "r");
+	char line[256];
+	long kb = -1;
+
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "VmData: %ld kB", &kb) == 1)
+			break;
+	if (f)
+		fclose(f);
+	return kb;
+}
+
+#define LEAK_ENV 1000
+
+static int vforkleak(long n, const char *prog)
+{
+	static char vals[LEAK_ENV][16];
+	static char *envp[LEAK_ENV + 1];
+	char *argv[] = { (char *)prog, NULL };
+	long before, grew, each = (LEAK_ENV + 300) / 2 * sizeof(char *) / 1024;
+
+	for (int i = 0; i < LEAK_ENV; i++) {
+		snprintf(vals[i], sizeof(vals[i]), "V%d=x", i);
+		envp[i] = vals[i];
+	}
+	before = vm_data_kb();
+	for (long k = 0; k < n; k++) {
+		int ws;
+		pid_t pid = vfork();
+
+		if (pid == 0) {
+			if (k % 2)
+				execl(prog, prog, A100, A100, A100, (char *)NULL);
+			else
+				execve(prog, argv, envp);
+			_exit(127);
+		}
+		if (pid < 0 || waitpid(pid, &ws, 0) != pid || ws != 0)
+			return printf("ERR child %ld\n", k), 1;
+	}
+	grew = vm_data_kb() - before;
+	if (before < 0 || grew >= n * each / 10)
+		return printf("grew by %ld kB in %ld execs\n", grew, n), 1;
+	printf("ok\n");
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *u = "big forkchown N DIR | smallstack N keep|clear PROG "
-			"ARGS... | envfirst NAME SIZE PROG ARGS... | execl PROG "
-			"| argc ... | ids";
+			"ARGS... | envfirst NAME SIZE PROG ARGS... | vforkleak N "
+			"PROG | execl PROG | argc ... | ids";
 
 	if (argc == 4 && !strcmp(argv[1], "forkchown"))
 		return forkchown(num(argv[2]), argv[3]);
@@ -213,6 +269,8 @@ int main(int argc, char **argv)
 				  argv + 4);
 	if (argc >= 5 && !strcmp(argv[1], "envfirst"))
 		return envfirst(argv[2], num(argv[3]), argv + 4);
+	if (argc == 4 && !strcmp(argv[1], "vforkleak"))
+		return vforkleak(num(argv[2]), argv[3]);
 	if (argc == 3 && !strcmp(argv[1], "execl"))
 		return execl300(argv[2]);
 	if (argc >= 2 && !strcmp(argv[1], "argc")) {
