@@ -13,24 +13,20 @@
  * connection and touches nothing.  The pid cannot tell these two apart; a
  * page the kernel wipes in a fork child and in nothing else
  * (MADV_WIPEONFORK) can, but for a vfork child of a fork child that has
- * not yet claimed, which finds the page wiped in the memory the two
- * share: it asks kcmp whether its parent has that memory (a fork child,
- * whatever made it, has not).  There is no pthread_atfork handler:
- * running one in every fork child of every program makes fork + _exit
- * 7 % slower in CPU time (bench/forkexit, 3 more page faults a fork), in
- * programs that never talk to the daemon as much as in those that do.
+ * not claimed yet, which finds it wiped in the memory the two share and
+ * takes the globals over for its parent (fork_child_memory()).  There is
+ * no pthread_atfork handler: running one in every fork child makes fork +
+ * _exit 7 % slower in CPU time (bench/forkexit, 3 more page faults a
+ * fork), in programs that never talk to the daemon as much as in others.
  *
  * The page is made before the process's first connection, not at load:
  * most processes of a build never open one, and a page made, touched and
  * unmapped is two system calls and a fault in each (about 3 faults and
  * 8 us a fork + exec, bench/RESULTS.md).  A process with pid other than
  * the owner's and no page is a child of a process that never connected:
- * there is nothing to take over but the lock, and whether its memory is
- * its own it tells from its robust futex list, which the kernel gives a
- * new process or thread empty and glibc's fork registers again in the
- * child, where vfork and posix_spawn do not, and without one from kcmp
- * (a raw fork).  Other libcs register it only for robust mutexes: with
- * them the page is made at load.
+ * there is nothing to take over but the lock, and own_memory() tells
+ * whether it should.  With libcs other than glibc the page is made at
+ * load (robust_listed()).
  */
 #include "shim.h"
 #include "sock.h"
@@ -53,6 +49,7 @@ static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static int conn_fd = -1;   /* our socket, or -1; guarded by lock */
 static dev_t conn_dev;     /* its st_dev and st_ino, to recognise it */
 static ino_t conn_ino;
+static bool conn_inherited; /* conn_fd is the fork parent's, to close */
 /* The process these globals belong to; OWNER_CLAIMING while a child of a
  * process that had no mark takes them over. */
 FE_LOAD_DATA static _Atomic pid_t conn_owner;
@@ -84,15 +81,22 @@ static bool still_ours(int fd)
 	       st.st_dev == conn_dev && st.st_ino == conn_ino;
 }
 
-/* Take the globals over in a fork child: the lock may have been held by a
- * thread that does not exist here, and the socket is the parent's
- * conversation.  Close our copy of it and start afresh. */
+/* Take the globals over for fork child pid (this process, or the parent
+ * of this vfork child): the lock may have been held by a thread that does
+ * not exist there, and the socket is the fork parent's conversation.
+ * Close that copy of it and start afresh. */
 static void take_over(pid_t pid)
 {
 	pthread_mutex_init(&lock, NULL);
-	if (conn_fd >= 0 && still_ours(conn_fd))
-		close(conn_fd);
-	conn_fd = -1;
+	if (pid == getpid()) {
+		if (conn_fd >= 0 && still_ours(conn_fd))
+			close(conn_fd);
+		conn_fd = -1;
+		conn_inherited = false;
+	} else {
+		/* In a vfork child: the copy is in the parent's fds. */
+		conn_inherited = conn_fd >= 0;
+	}
 	/* The parent's ring: its entries are the parent's changes. */
 	fe_ring_forget(false);
 	atomic_store(&conn_owner, pid);
@@ -177,7 +181,7 @@ static bool own_memory(pid_t owner)
  * Whether a process that found the mark wiped is the fork child it was
  * wiped for, and not a vfork or posix_spawn child of that fork child,
  * made before the fork child's first call: such a child shares the fork
- * child's memory and must leave the globals to it.  A task without a
+ * child's memory, and takes the globals over for it.  A task without a
  * robust list asks kcmp whether its parent has its memory; where kcmp is
  * refused, or may not be asked (plain_io), the wiped mark is taken at its
  * word.
@@ -230,12 +234,15 @@ static bool claim(pid_t pid)
 	}
 	if (!m)
 		return claim_unmarked(owner, pid);
-	if (atomic_load(m) == MARK_WIPED && !fork_child_memory())
-		return false;
 	if (atomic_compare_exchange_strong(m, &v, MARK_CLAIMING)) {
-		take_over(pid);
+		/* A vfork child of the fork child takes the globals over
+		 * for its parent: the lock may be held by a thread that did
+		 * not come along at the fork. */
+		bool mine = fork_child_memory();
+
+		take_over(mine ? pid : getppid());
 		atomic_store(m, MARK_OWNED);
-		return true;
+		return mine;
 	}
 	/* Another thread of this fork child is taking over: a few calls. */
 	while (v == MARK_CLAIMING) {
@@ -361,6 +368,12 @@ static int conn_ensure(bool *fresh)
 
 	if (fresh)
 		*fresh = false;
+	if (conn_inherited) {
+		conn_inherited = false;
+		if (conn_fd >= 0 && still_ours(conn_fd))
+			close(conn_fd);
+		conn_fd = -1;
+	}
 	if (conn_fd >= 0 && !still_ours(conn_fd))
 		conn_fd = -1;
 	if (conn_fd >= 0)

@@ -20,6 +20,10 @@
  *                         glibc's fork handlers and robust list miss
  *   proc vfork-busy DIR   the same with vfork: the child shares the lock
  *                         the threads take, and must wait for it
+ *   proc fork-vfork-busy DIR  the same with fork, whose child vforks at
+ *                         once: the vfork child chowns and stats first,
+ *                         in memory whose lock a busy thread may have
+ *                         held at the fork, then the fork child does
  *   proc fork-vfork DIR   the parent chowns, forks; the child vforks
  *                         before its own first call, the vfork child
  *                         chowns and stats and keeps no connection, then
@@ -223,6 +227,16 @@ static pid_t child_cs(const char *how, const char *name, unsigned long id)
 
 	if (pid == 0) {
 		alarm(10);
+		if (!strcmp(how, "fork-vfork-busy")) {
+			pid_t v = vfork();
+
+			if (v == 0) {
+				alarm(10);
+				_exit(cs(name, id, id + 100) == 0 ? 0 : 1);
+			}
+			if (run_wait(v) != 0)
+				_exit(1);
+		}
 		_exit(cs(name, id, id + 100) == 0 ? 0 : 1);
 	}
 	return pid;
@@ -479,6 +493,7 @@ static const struct {
 	{ "fork-busy", p_fork_busy },
 	{ "rawfork-busy", p_fork_busy },
 	{ "vfork-busy", p_fork_busy },
+	{ "fork-vfork-busy", p_fork_busy },
 	{ "fork-vfork", p_fork_vfork },
 	{ "vfork-call", p_vfork_call },
 	{ "vfork-exec", p_exec },
