@@ -81,14 +81,14 @@ static bool still_ours(int fd)
 	       st.st_dev == conn_dev && st.st_ino == conn_ino;
 }
 
-/* Take the globals over for fork child pid (this process, or the parent
- * of this vfork child): the lock may have been held by a thread that does
- * not exist there, and the socket is the fork parent's conversation.
- * Close that copy of it and start afresh. */
-static void take_over(pid_t pid)
+/* Take the globals over for fork child pid (this process, or with !here
+ * the parent of this vfork child): the lock may have been held by a thread
+ * that does not exist there, and the socket is the fork parent's
+ * conversation.  Close that copy of it and start afresh. */
+static void take_over(pid_t pid, bool here)
 {
 	pthread_mutex_init(&lock, NULL);
-	if (pid == getpid()) {
+	if (here) {
 		if (conn_fd >= 0 && still_ours(conn_fd))
 			close(conn_fd);
 		conn_fd = -1;
@@ -105,7 +105,7 @@ static void take_over(pid_t pid)
 /* The fallback where the kernel has no MADV_WIPEONFORK. */
 static void child_after_fork(void)
 {
-	take_over(getpid());
+	take_over(getpid(), true);
 }
 
 /* The mark page, made by the owner before its first connection (lock
@@ -204,7 +204,7 @@ static bool claim_unmarked(pid_t owner, pid_t pid)
 			return false;
 		if (atomic_compare_exchange_strong(&conn_owner, &owner,
 						   OWNER_CLAIMING)) {
-			take_over(pid);
+			take_over(pid, true);
 			return true;
 		}
 	}
@@ -240,7 +240,7 @@ static bool claim(pid_t pid)
 		 * not come along at the fork. */
 		bool mine = fork_child_memory();
 
-		take_over(mine ? pid : getppid());
+		take_over(mine ? pid : getppid(), mine);
 		atomic_store(m, MARK_OWNED);
 		return mine;
 	}

@@ -70,9 +70,9 @@ void *fe_exec_mem_get(size_t size)
 	if (mem == MAP_FAILED)
 		return NULL;
 	for (int i = 0; i < SLOTS; i++) {
-		pid_t free = 0;
+		pid_t none = 0;
 
-		if (!atomic_compare_exchange_strong(&slot[i].tid, &free, BUSY))
+		if (!atomic_compare_exchange_strong(&slot[i].tid, &none, BUSY))
 			continue;
 		atomic_fetch_add(&noted, 1);
 		slot[i].mem = mem;
